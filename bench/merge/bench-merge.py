@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""bench-merge.py MERGE GEN_TRACE RECORD_TRACE [ITERATIONS]
+
+Records gen-trace's bench scenario (about 7 events per iteration; default 300000 iterations, so
+a little over 2 million events) and the same 4x longer, then prints, measured in this one run:
+- the merger's throughput as a ratio to `babeltrace2 TRACE -o dummy` on the same trace
+  (babeltrace2 time / zeprof-merge time: >= 1 means the merger is at least as fast; target 0.8),
+  for the tally and for the tally plus timeline (-l);
+- zeprof-merge's peak RSS on the 1x and the 4x trace (should stay nearly flat), with
+  babeltrace2's own for reference (file pages that src.ctf.fs maps count in both).
+Each timing is the best of three runs (CPU time, user + system, of the child)."""
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def measure(command, stdout=subprocess.DEVNULL):
+    """Runs command; returns (cpu seconds, wall seconds, peak RSS in KiB)."""
+    start = time.monotonic()
+    process = subprocess.Popen(command, stdout=stdout, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.monotonic() - start
+    stderr = process.stderr.read().decode(errors="replace")
+    process.stderr.close()
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"{command[0]} failed: {stderr.strip()}")
+    return usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss
+
+
+def best(command, runs=3):
+    results = [measure(command) for _ in range(runs)]
+    return min(r[0] for r in results), min(r[1] for r in results), max(r[2] for r in results)
+
+
+def count_events(trace):
+    """Events in the trace, counted by babeltrace2's own text output."""
+    process = subprocess.Popen(["babeltrace2", trace], stdout=subprocess.PIPE)
+    lines = sum(1 for _ in process.stdout)
+    process.wait()
+    return lines
+
+
+def record(record_trace, gen_trace, path, iterations):
+    subprocess.run([record_trace, "--blocking", path, "--", gen_trace, "bench",
+                    str(iterations)], check=True, stdout=subprocess.DEVNULL)
+
+
+def main():
+    merge, gen_trace, record_trace = sys.argv[1:4]
+    iterations = int(sys.argv[4]) if len(sys.argv) > 4 else 300000
+    work = tempfile.mkdtemp(prefix="zeprof-bench-merge-")
+    try:
+        one = os.path.join(work, "1x")
+        four = os.path.join(work, "4x")
+        record(record_trace, gen_trace, one, iterations)
+        events = count_events(one)
+        print(f"trace 1x: {events} events")
+        timeline = os.path.join(work, "timeline.json")
+        bt_cpu, bt_wall, bt_rss_1x = best(["babeltrace2", one, "-o", "dummy"])
+        tally_cpu, tally_wall, rss_1x = best([merge, one])
+        tl_cpu, tl_wall, rss_tl_1x = best([merge, "-l", timeline, one])
+        print(f"babeltrace2 -o dummy: {bt_cpu:.2f} s cpu, {bt_wall:.2f} s wall, "
+              f"{events / bt_cpu / 1e6:.2f} M events/s")
+        print(f"zeprof-merge (tally): {tally_cpu:.2f} s cpu, {tally_wall:.2f} s wall, "
+              f"{events / tally_cpu / 1e6:.2f} M events/s")
+        print(f"zeprof-merge -l (tally + timeline): {tl_cpu:.2f} s cpu, {tl_wall:.2f} s wall")
+        print(f"throughput ratio (tally) vs babeltrace2 -o dummy: {bt_cpu / tally_cpu:.2f} "
+              f"(target >= 0.8)")
+        print(f"throughput ratio (tally + timeline) vs babeltrace2 -o dummy: "
+              f"{bt_cpu / tl_cpu:.2f}")
+        os.remove(timeline)
+
+        record(record_trace, gen_trace, four, 4 * iterations)
+        _, _, bt_rss_4x = measure(["babeltrace2", four, "-o", "dummy"])
+        _, _, rss_4x = measure([merge, four])
+        _, _, rss_tl_4x = measure([merge, "-l", timeline, four])
+        print(f"peak RSS of babeltrace2 -o dummy itself, for reference: 1x "
+              f"{bt_rss_1x / 1024:.1f} MiB, 4x {bt_rss_4x / 1024:.1f} MiB")
+        print(f"peak RSS (tally): 1x {rss_1x / 1024:.1f} MiB, 4x {rss_4x / 1024:.1f} MiB, "
+              f"ratio {rss_4x / rss_1x:.2f}")
+        print(f"peak RSS (tally + timeline): 1x {rss_tl_1x / 1024:.1f} MiB, "
+              f"4x {rss_tl_4x / 1024:.1f} MiB, ratio {rss_tl_4x / rss_tl_1x:.2f}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,230 @@
+/*
+ * zeprof-bench-overhead: what the shim costs per call, in one run (see README.md).
+ *
+ * Run with the shim preloaded, on the simulated device, under a private session daemon:
+ *   tests/interposer/trace-run --daemon-only -- env LD_PRELOAD=<shim> \
+ *       ZE_ENABLE_ALT_DRIVERS=<libzesim.so> zeprof-bench-overhead
+ *
+ * (a) No tracing session: the same Level Zero function called through the shim (the symbol the
+ *     application binds to) and directly in the real loader (dlopen by absolute path with
+ *     RTLD_DEEPBIND, the way the shim itself reaches it): ratio and nanoseconds added per call.
+ * (b) Tracing on (the benchmark creates and starts a session with `lttng`, overwrite mode so
+ *     that the reader never throttles the writer): the same ratio, the cost per event, and a bare
+ *     LTTng-UST event of similar size for comparison.
+ * Each figure is the best of several rounds (the least disturbed one). Prints only; no asserts.
+ */
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <ze_api.h>
+
+#include "bench_tp.h"
+
+#define CALLS_PER_ROUND 50000
+#define ROUNDS 25
+#define EVENTS_PER_CALL 2
+
+#if defined(__SANITIZE_ADDRESS__)
+#define BENCH_DEEPBIND 0 /* AddressSanitizer aborts on RTLD_DEEPBIND; see interposer/shim_init.c */
+#else
+#define BENCH_DEEPBIND RTLD_DEEPBIND
+#endif /* entry and exit: neither function has a descriptor to decode */
+
+struct functions {
+    ze_result_t (*init)(ze_init_flags_t);
+    ze_result_t (*driver_get)(uint32_t *, ze_driver_handle_t *);
+    ze_result_t (*device_get)(ze_driver_handle_t, uint32_t *, ze_device_handle_t *);
+    ze_result_t (*device_get_properties)(ze_device_handle_t, ze_device_properties_t *);
+    ze_result_t (*event_query_status)(ze_event_handle_t);
+};
+
+static void resolve(void *handle, struct functions *f)
+{
+    static const char *const names[] = { "zeInit", "zeDriverGet", "zeDeviceGet",
+                                         "zeDeviceGetProperties", "zeEventQueryStatus" };
+    void *symbols[5];
+
+    for (size_t i = 0; i < 5; i++) {
+        symbols[i] = dlsym(handle, names[i]);
+        if (symbols[i] == NULL) {
+            fprintf(stderr, "zeprof-bench-overhead: missing %s\n", names[i]);
+            exit(1);
+        }
+    }
+    memcpy(&f->init, &symbols[0], sizeof(void *));
+    memcpy(&f->driver_get, &symbols[1], sizeof(void *));
+    memcpy(&f->device_get, &symbols[2], sizeof(void *));
+    memcpy(&f->device_get_properties, &symbols[3], sizeof(void *));
+    memcpy(&f->event_query_status, &symbols[4], sizeof(void *));
+}
+
+static double now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double) ts.tv_sec * 1e9 + (double) ts.tv_nsec;
+}
+
+static ze_device_handle_t bench_device;
+static ze_event_handle_t bench_event;
+static ze_device_properties_t bench_properties;
+
+/* One round of calls of `which` (0: zeDeviceGetProperties, 1: zeEventQueryStatus). */
+static double one_round(int which, const struct functions *f)
+{
+    double start = now_ns();
+
+    if (which == 0) {
+        for (int i = 0; i < CALLS_PER_ROUND; i++)
+            f->device_get_properties(bench_device, &bench_properties);
+    } else {
+        for (int i = 0; i < CALLS_PER_ROUND; i++)
+            f->event_query_status(bench_event);
+    }
+    return (now_ns() - start) / CALLS_PER_ROUND;
+}
+
+/* Rounds alternate between the two paths, so that a noisy stretch hits both alike. */
+static void compare(int which, const struct functions *direct, const struct functions *wrapped,
+                    double *direct_ns, double *wrapped_ns)
+{
+    *direct_ns = *wrapped_ns = 1e30;
+    one_round(which, direct); /* warm-up: caches, branch predictors, CPU frequency */
+    one_round(which, wrapped);
+    for (int round = 0; round < ROUNDS; round++) {
+        double d = one_round(which, direct), w = one_round(which, wrapped);
+
+        *direct_ns = d < *direct_ns ? d : *direct_ns;
+        *wrapped_ns = w < *wrapped_ns ? w : *wrapped_ns;
+    }
+}
+
+static double time_bare_event(void)
+{
+    double best = 1e30;
+
+    for (int round = 0; round < ROUNDS; round++) {
+        double start = now_ns();
+
+        for (int i = 0; i < CALLS_PER_ROUND; i++)
+            lttng_ust_tracepoint(zeprof_bench, bare, (uint64_t) i, (uint64_t) (uintptr_t) &best);
+        double per_event = (now_ns() - start) / CALLS_PER_ROUND;
+        best = per_event < best ? per_event : best;
+    }
+    return best;
+}
+
+static void setup(const struct functions *wrapped)
+{
+    ze_driver_handle_t driver;
+    ze_context_handle_t context;
+    ze_event_pool_handle_t pool;
+    uint32_t count = 1;
+
+    if (wrapped->init(0) != ZE_RESULT_SUCCESS || wrapped->driver_get(&count, &driver) ||
+        wrapped->device_get(driver, &count, &bench_device)) {
+        fprintf(stderr, "zeprof-bench-overhead: no device (set ZE_ENABLE_ALT_DRIVERS)\n");
+        exit(1);
+    }
+    ze_context_desc_t context_desc = { .stype = ZE_STRUCTURE_TYPE_CONTEXT_DESC };
+    ze_event_pool_desc_t pool_desc = { .stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC,
+                                       .flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE, .count = 1 };
+    ze_event_desc_t event_desc = { .stype = ZE_STRUCTURE_TYPE_EVENT_DESC };
+    if (zeContextCreate(driver, &context_desc, &context) ||
+        zeEventPoolCreate(context, &pool_desc, 1, &bench_device, &pool) ||
+        zeEventCreate(pool, &event_desc, &bench_event) || zeEventHostSignal(bench_event)) {
+        fprintf(stderr, "zeprof-bench-overhead: cannot create a signalled event\n");
+        exit(1);
+    }
+    bench_properties.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;
+}
+
+static void report(const char *phase, const char *name, double direct, double wrapped)
+{
+    printf("[%s] %-22s direct %7.1f ns, wrapped %7.1f ns: ratio %5.2f, %+7.1f ns per call\n",
+           phase, name, direct, wrapped, wrapped / direct, wrapped - direct);
+}
+
+static int lttng(const char *arguments)
+{
+    char command[512];
+
+    snprintf(command, sizeof(command), "lttng %s >/dev/null 2>&1", arguments);
+    return system(command);
+}
+
+static int start_session(const char *output)
+{
+    char create[256];
+
+    snprintf(create, sizeof(create), "create zeprof-bench --output=%s", output);
+    if (lttng(create) != 0)
+        return -1;
+    if (lttng("enable-channel -u --overwrite --subbuf-size=1M --num-subbuf=4 bench") != 0 ||
+        lttng("enable-event -u -c bench 'zeprof_*'") != 0 ||
+        lttng("add-context -u -c bench -t vpid -t vtid") != 0 || lttng("start") != 0) {
+        lttng("destroy zeprof-bench");
+        return -1;
+    }
+    /* The session daemon tells this process asynchronously; wait until it has. */
+    for (int i = 0; i < 500 && !lttng_ust_tracepoint_enabled(zeprof_bench, bare); i++) {
+        struct timespec ten_ms = { 0, 10 * 1000 * 1000 };
+
+        nanosleep(&ten_ms, NULL);
+    }
+    return lttng_ust_tracepoint_enabled(zeprof_bench, bare) ? 0 : -1;
+}
+
+int main(void)
+{
+    struct functions wrapped, direct;
+    void *real = dlopen(ZEPROF_REAL_LOADER, RTLD_NOW | RTLD_LOCAL | BENCH_DEEPBIND);
+
+    if (real == NULL) {
+        fprintf(stderr, "zeprof-bench-overhead: cannot open %s\n", ZEPROF_REAL_LOADER);
+        return 1;
+    }
+    resolve(RTLD_DEFAULT, &wrapped); /* what the application binds to: the shim when preloaded */
+    resolve(real, &direct);
+    if (memcmp(&wrapped, &direct, sizeof(wrapped)) == 0)
+        printf("note: the shim is not preloaded; both columns measure the real loader\n");
+    setup(&wrapped);
+
+    printf("zeprof overhead (simulated device; best of %d rounds of %d calls)\n", ROUNDS,
+           CALLS_PER_ROUND);
+    double d_props, w_props, d_query, w_query;
+    compare(0, &direct, &wrapped, &d_props, &w_props);
+    compare(1, &direct, &wrapped, &d_query, &w_query);
+    report("no session", "zeDeviceGetProperties", d_props, w_props);
+    report("no session", "zeEventQueryStatus", d_query, w_query);
+
+    char output[] = "/tmp/zeprof-bench-XXXXXX";
+    if (mkdtemp(output) == NULL || start_session(output) != 0) {
+        printf("[tracing] skipped: no session daemon reachable (run under "
+               "tests/interposer/trace-run --daemon-only)\n");
+        return 0;
+    }
+    compare(0, &direct, &wrapped, &d_props, &w_props);
+    compare(1, &direct, &wrapped, &d_query, &w_query);
+    double bare = time_bare_event();
+    lttng("stop");
+    lttng("destroy zeprof-bench");
+    char remove[128];
+    snprintf(remove, sizeof(remove), "rm -rf %s", output);
+    if (system(remove) != 0)
+        fprintf(stderr, "zeprof-bench-overhead: cannot remove %s\n", output);
+
+    report("tracing", "zeDeviceGetProperties", d_props, w_props);
+    report("tracing", "zeEventQueryStatus", d_query, w_query);
+    printf("[tracing] bare LTTng-UST event: %.1f ns\n", bare);
+    printf("[tracing] per event (%d per call): zeDeviceGetProperties %.1f ns (%.2fx LTTng's own), "
+           "zeEventQueryStatus %.1f ns (%.2fx)\n", EVENTS_PER_CALL,
+           (w_props - d_props) / EVENTS_PER_CALL, (w_props - d_props) / EVENTS_PER_CALL / bare,
+           (w_query - d_query) / EVENTS_PER_CALL, (w_query - d_query) / EVENTS_PER_CALL / bare);
+    return 0;
+}

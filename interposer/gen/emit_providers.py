@@ -1,0 +1,60 @@
+"""Emit the LTTng-UST providers zeprof_ze, zeprof_zet, zeprof_zes and zeprof_zel.
+
+For every function F of a family: `F_entry(args)`, `F_exit(args, result)` and, when F has
+something to decode, `F_desc(args, d0, d1, ...)`. Every tracepoint takes a pointer to the
+wrapper's `struct zeprof_args_F` instead of the parameters themselves: LTTng-UST allows at most ten
+tracepoint arguments, and fields are then only computed when the event is enabled.
+The probe source of each provider is a two-line .c that instantiates the header.
+"""
+
+import fields
+from emit_api import HEADER_BANNER
+
+
+def _event(provider, name, args, flds):
+    body = '\n'.join(f'        {f}' for f in flds)
+    return (f'LTTNG_UST_TRACEPOINT_EVENT({provider}, {name},\n'
+            f'    LTTNG_UST_TP_ARGS({args}),\n'
+            f'    LTTNG_UST_TP_FIELDS(\n{body}\n    )\n)\n')
+
+
+def emit_provider_header(model, fam):
+    provider = f'zeprof_{fam}'
+    guard = f'ZEPROF_{fam.upper()}_PROVIDER_H'
+    out = [HEADER_BANNER,
+           f'/* LTTng-UST provider {provider}: entry, exit and descriptor events (docs/tracepoints.md). */',
+           '#undef LTTNG_UST_TRACEPOINT_PROVIDER',
+           f'#define LTTNG_UST_TRACEPOINT_PROVIDER {provider}',
+           '#undef LTTNG_UST_TRACEPOINT_INCLUDE',
+           f'#define LTTNG_UST_TRACEPOINT_INCLUDE "{provider}.h"', '',
+           f'#if !defined({guard}) || defined(LTTNG_UST_TRACEPOINT_HEADER_MULTI_READ)',
+           f'#define {guard}', '',
+           '#include <stdint.h>', '#include <lttng/tracepoint.h>', '#include "zeprof_api.h"', '']
+    for fn in model.functions:
+        if fields.family(fn.name) != fam:
+            continue
+        args = f'const struct zeprof_args_{fn.name} *, zp_args'
+        out.append(_event(provider, f'{fn.name}_entry', args, fields.entry_fields(model, fn)))
+        exit_args = args + ', uint32_t, zp_result'
+        out.append(_event(provider, f'{fn.name}_exit', exit_args, fields.exit_fields(model, fn)))
+        desc = fields.desc_fields(model, fn)
+        if desc:
+            structs = fields.desc_structs(model, fn)
+            if len(structs) > 9:
+                raise SystemExit(f'Failed to emit descriptor event: function={fn.name}, '
+                                 'reason=more than 9 descriptors')
+            desc_args = args + ''.join(
+                f', const {fields.hdr.pointee(p.ctype)[0]} *, zp_d{i}'
+                for i, p in enumerate(structs))
+            out.append(_event(provider, f'{fn.name}_desc', desc_args, desc))
+    out.append(f'#endif /* {guard} */')
+    out.append('')
+    out.append('#include <lttng/tracepoint-event.h>')
+    return '\n'.join(out) + '\n'
+
+
+def emit_probe_c(fam):
+    return (HEADER_BANNER +
+            f'/* Instantiates the probes of provider zeprof_{fam} (loaded by the shim at run time). */\n'
+            '#define LTTNG_UST_TRACEPOINT_CREATE_PROBES\n'
+            f'#include "zeprof_{fam}.h"\n')

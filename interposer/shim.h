@@ -1,0 +1,43 @@
+/*
+ * shim.h: the shim's process-wide state, shared by the generated wrappers and shim_init.c.
+ *
+ * zeprof_ready() is the wrappers' first step: it initializes the shim once per process (thread-safe,
+ * lazy: the real loader is opened at the first Level Zero call, not at load time) and says whether
+ * the real loader is usable. After it returned true, zeprof_real and zeprof_mode are set for good.
+ */
+#ifndef ZEPROF_SHIM_H
+#define ZEPROF_SHIM_H
+
+#include <stdbool.h>
+
+#include "guard.h"
+
+enum zeprof_mode_level {
+    ZEPROF_MODE_MINIMAL = 0, /* entry and exit only */
+    ZEPROF_MODE_DEFAULT = 1, /* plus the curated descriptors */
+    ZEPROF_MODE_FULL = 2,    /* plus every descriptor */
+};
+
+enum zeprof_state {
+    ZEPROF_STATE_UNINITIALIZED = 0,
+    ZEPROF_STATE_READY = 1,
+    ZEPROF_STATE_FAILED = 2, /* the real loader could not be opened: every call is refused */
+};
+
+/* ZEPROF_MODE, read once by the initialization. */
+extern int zeprof_mode;
+
+/* One of enum zeprof_state; written once (release) by the initialization. */
+extern int zeprof_state;
+
+/* Runs the initialization once (pthread_once); true when the real loader is usable. */
+bool zeprof_init_slow(void);
+
+static inline bool zeprof_ready(void)
+{
+    if (zeprof_likely(__atomic_load_n(&zeprof_state, __ATOMIC_ACQUIRE) == ZEPROF_STATE_READY))
+        return true;
+    return zeprof_init_slow();
+}
+
+#endif /* ZEPROF_SHIM_H */

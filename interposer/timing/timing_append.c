@@ -1,0 +1,296 @@
+/*
+ * timing_append.c: the hooks around every profiled append, and the execute prologue.
+ *
+ * Pre hook: take a tracer-owned timestamp event ("inj") from the context's pool and pass it to
+ * the driver as the signal event in place of the application's; open a slot for it on the list.
+ * Post hook: if the driver refused the append, give inj back and close the slot; else emit
+ * `append` (still between the call's entry and exit) and re-expose the application's own event
+ * on the same list:
+ * zeCommandListAppendSignalEvent(user) on an in-order list (cheaper), elsewhere
+ * zeCommandListAppendBarrier(signal=user, wait={inj}) (keeps the ordering the application
+ * expects). No application event: nothing to re-expose.
+ *
+ * An application event from a KERNEL_TIMESTAMP pool is not swapped: the application may read its
+ * own timestamps, and a re-exposing signal or barrier would hand it that command's times instead
+ * of the kernel's. The slot then reads the application's event, read-only, at the next drain.
+ *
+ * Any failure on the engine's side (no pool, no memory) means this append is not profiled; the
+ * application's arguments and result are then exactly its own.
+ */
+#include <stdlib.h>
+
+#include "timing_internal.h"
+#include "zeprof_api.h"
+#include "zeprof_device.h"
+
+/* Completed slots an append reads on its way (keeps memory bounded for programs that never
+ * synchronize, at O(1) per append). */
+#define TIMING_APPEND_DRAIN 2u
+
+struct append_info {
+    const char *kind;
+    const char *name;
+    uint64_t bytes;
+    uint64_t groups;
+};
+
+static uint64_t handle_bits(const void *handle)
+{
+    return (uint64_t)(uintptr_t)handle;
+}
+
+static void append_pre(ze_command_list_handle_t handle, ze_event_handle_t *signal,
+                       struct zeprof_hook_ctx *ctx)
+{
+    ctx->data = NULL;
+    if (!timing_enabled())
+        return;
+    pthread_rwlock_rdlock(&timing_registry_lock);
+    struct timing_list *list = timing_registry_list(handle);
+    if (!list)
+        goto end;
+    ze_event_handle_t user = *signal;
+    bool app_timestamps = user && timing_registry_app_event(user);
+    /* Re-signalling the application's timestamp event: read (or lose) the earlier use first,
+     * before taking this list's mutex (the earlier use may be on this very list). */
+    if (app_timestamps)
+        timing_resolve_app_event(user);
+
+    pthread_mutex_lock(&list->mutex);
+    timing_drain_some_locked(list, TIMING_APPEND_DRAIN);
+    struct timing_slot *slot = timing_slot_add(list);
+    if (!slot)
+        goto unlock;
+    slot->user_event = user;
+    if (app_timestamps) {
+        slot->app_event = user;
+        /* Still signalled from an earlier command (reused without a reset): this command's
+         * completion cannot be told apart, so its timing is lost rather than misattributed. */
+        if (zeprof_real.zeEventQueryStatus(user) == ZE_RESULT_SUCCESS)
+            slot->lost = true;
+    } else {
+        slot->inj = timing_pool_take(list->context);
+        if (!slot->inj) {
+            timing_slot_remove(list, slot);
+            goto unlock;
+        }
+        *signal = slot->inj->event;
+    }
+    slot->call_id = ctx->call_id ? ctx->call_id : timing_next_call_id();
+    ctx->data = slot;
+unlock:
+    pthread_mutex_unlock(&list->mutex);
+end:
+    pthread_rwlock_unlock(&timing_registry_lock);
+}
+
+/* Under the registry lock: `append` links the call to its timings; emitted only for an append
+ * the driver accepted, so that every `append` gets one timing per execution. */
+static void emit_append(const struct timing_list *list, const struct timing_slot *slot,
+                        const struct append_info *info, ze_kernel_handle_t kernel)
+{
+    const char *name = info->name;
+    if (kernel) {
+        const char *kernel_name = timing_registry_kernel_name(kernel);
+        if (kernel_name)
+            name = kernel_name;
+    }
+    lttng_ust_tracepoint(zeprof_device, append, slot->call_id, handle_bits(list->device->handle),
+                         handle_bits(list->context_handle), handle_bits(list->handle), info->kind,
+                         name, info->bytes, info->groups);
+}
+
+static void append_post(ze_command_list_handle_t handle, ze_event_handle_t *signal,
+                        const struct append_info *info, ze_kernel_handle_t kernel,
+                        struct zeprof_hook_ctx *ctx, ze_result_t result)
+{
+    struct timing_slot *slot = ctx->data;
+    if (!slot)
+        return;
+    pthread_rwlock_rdlock(&timing_registry_lock);
+    struct timing_list *list = timing_registry_list(handle);
+    if (!list)
+        goto end;
+    *signal = slot->user_event;
+    if (result != ZE_RESULT_SUCCESS) {
+        pthread_mutex_lock(&list->mutex);
+        if (slot->inj)
+            timing_pool_give_back(list->context, slot->inj); /* never submitted */
+        slot->inj = NULL;
+        timing_slot_remove(list, slot);
+        pthread_mutex_unlock(&list->mutex);
+        goto end;
+    }
+    emit_append(list, slot, info, kernel);
+    /* The slot is not armed yet, so no drain touches it: its fields are ours to read. */
+    if (slot->inj && slot->user_event) {
+        ze_event_handle_t inj = slot->inj->event;
+        ze_result_t exposed = ZE_RESULT_ERROR_UNKNOWN;
+        if (list->in_order)
+            exposed = zeprof_real.zeCommandListAppendSignalEvent(handle, slot->user_event);
+        if (exposed != ZE_RESULT_SUCCESS) {
+            exposed = zeprof_real.zeCommandListAppendBarrier(handle, slot->user_event, 1, &inj);
+            /* The barrier waits on inj: it must not be reset before the barrier has run. */
+            slot->waited_on = exposed == ZE_RESULT_SUCCESS;
+        }
+        /* Last resort, so that the application's event is signalled at all. */
+        if (exposed != ZE_RESULT_SUCCESS && !list->in_order)
+            zeprof_real.zeCommandListAppendSignalEvent(handle, slot->user_event);
+    }
+    pthread_mutex_lock(&list->mutex);
+    slot->armed = true;
+    if (slot->app_event && list->immediate) {
+        pthread_mutex_lock(&timing_app_event_mutex);
+        struct timing_app_event *record = timing_registry_app_event(slot->app_event);
+        if (record) {
+            record->pending = slot;
+            record->pending_list = list;
+        }
+        pthread_mutex_unlock(&timing_app_event_mutex);
+    }
+    pthread_mutex_unlock(&list->mutex);
+end:
+    pthread_rwlock_unlock(&timing_registry_lock);
+}
+
+static uint64_t group_total(const ze_group_count_t *groups)
+{
+    if (!groups)
+        return 0;
+    return (uint64_t)groups->groupCountX * groups->groupCountY * groups->groupCountZ;
+}
+
+static uint64_t region_bytes(const ze_copy_region_t *region)
+{
+    if (!region)
+        return 0;
+    uint64_t height = region->height ? region->height : 1;
+    uint64_t depth = region->depth ? region->depth : 1;
+    return (uint64_t)region->width * height * depth;
+}
+
+/* Each profiled append: the common pre hook, and a post hook that describes the append. */
+#define TIMING_APPEND_HOOKS(function, signal_member, kernel_expr, ...)                             \
+    void zeprof_hook_pre_##function(struct zeprof_args_##function *args,                           \
+                                    struct zeprof_hook_ctx *ctx)                                   \
+    {                                                                                              \
+        append_pre(args->hCommandList, &args->signal_member, ctx);                                 \
+    }                                                                                              \
+    void zeprof_hook_post_##function(struct zeprof_args_##function *args,                          \
+                                     struct zeprof_hook_ctx *ctx, ze_result_t result)              \
+    {                                                                                              \
+        if (!ctx->data)                                                                            \
+            return;                                                                                \
+        const struct append_info info = __VA_ARGS__;                                               \
+        append_post(args->hCommandList, &args->signal_member, &info, (kernel_expr), ctx, result);  \
+    }
+
+TIMING_APPEND_HOOKS(zeCommandListAppendLaunchKernel, hSignalEvent, args->hKernel,
+                    {"kernel", "zeCommandListAppendLaunchKernel", 0,
+                     group_total(args->pLaunchFuncArgs)})
+TIMING_APPEND_HOOKS(zeCommandListAppendLaunchCooperativeKernel, hSignalEvent, args->hKernel,
+                    {"kernel", "zeCommandListAppendLaunchCooperativeKernel", 0,
+                     group_total(args->pLaunchFuncArgs)})
+/* Indirect launches: the group counts live in device memory, unreadable here. */
+TIMING_APPEND_HOOKS(zeCommandListAppendLaunchKernelIndirect, hSignalEvent, args->hKernel,
+                    {"kernel", "zeCommandListAppendLaunchKernelIndirect", 0, 0})
+TIMING_APPEND_HOOKS(zeCommandListAppendLaunchMultipleKernelsIndirect, hSignalEvent,
+                    (args->numKernels == 1 && args->phKernels) ? args->phKernels[0] : NULL,
+                    {"kernel", "zeCommandListAppendLaunchMultipleKernelsIndirect", 0, 0})
+TIMING_APPEND_HOOKS(zeCommandListAppendMemoryCopy, hSignalEvent, NULL,
+                    {"copy", "zeCommandListAppendMemoryCopy", args->size, 0})
+TIMING_APPEND_HOOKS(zeCommandListAppendMemoryCopyRegion, hSignalEvent, NULL,
+                    {"copy_region", "zeCommandListAppendMemoryCopyRegion",
+                     region_bytes(args->dstRegion ? args->dstRegion : args->srcRegion), 0})
+TIMING_APPEND_HOOKS(zeCommandListAppendMemoryCopyFromContext, hSignalEvent, NULL,
+                    {"copy", "zeCommandListAppendMemoryCopyFromContext", args->size, 0})
+TIMING_APPEND_HOOKS(zeCommandListAppendMemoryFill, hSignalEvent, NULL,
+                    {"fill", "zeCommandListAppendMemoryFill", args->size, 0})
+TIMING_APPEND_HOOKS(zeCommandListAppendImageCopy, hSignalEvent, NULL,
+                    {"image_copy", "zeCommandListAppendImageCopy", 0, 0})
+TIMING_APPEND_HOOKS(zeCommandListAppendImageCopyRegion, hSignalEvent, NULL,
+                    {"image_copy", "zeCommandListAppendImageCopyRegion", 0, 0})
+TIMING_APPEND_HOOKS(zeCommandListAppendImageCopyToMemory, hSignalEvent, NULL,
+                    {"image_copy", "zeCommandListAppendImageCopyToMemory", 0, 0})
+TIMING_APPEND_HOOKS(zeCommandListAppendImageCopyFromMemory, hSignalEvent, NULL,
+                    {"image_copy", "zeCommandListAppendImageCopyFromMemory", 0, 0})
+TIMING_APPEND_HOOKS(zeCommandListAppendImageCopyToMemoryExt, hSignalEvent, NULL,
+                    {"image_copy", "zeCommandListAppendImageCopyToMemoryExt", 0, 0})
+TIMING_APPEND_HOOKS(zeCommandListAppendImageCopyFromMemoryExt, hSignalEvent, NULL,
+                    {"image_copy", "zeCommandListAppendImageCopyFromMemoryExt", 0, 0})
+TIMING_APPEND_HOOKS(zeCommandListAppendBarrier, hSignalEvent, NULL,
+                    {"barrier", "zeCommandListAppendBarrier", 0, 0})
+TIMING_APPEND_HOOKS(zeCommandListAppendMemoryRangesBarrier, hSignalEvent, NULL,
+                    {"ranges_barrier", "zeCommandListAppendMemoryRangesBarrier", 0, 0})
+TIMING_APPEND_HOOKS(zeCommandListAppendWriteGlobalTimestamp, hSignalEvent, NULL,
+                    {"timestamps", "zeCommandListAppendWriteGlobalTimestamp", 0, 0})
+TIMING_APPEND_HOOKS(zeCommandListAppendQueryKernelTimestamps, hSignalEvent, NULL,
+                    {"timestamps", "zeCommandListAppendQueryKernelTimestamps", 0, 0})
+
+/* zeCommandListAppendSignalEvent's event is required: without one the application's call is
+ * invalid, and substituting inj would make it valid. */
+void zeprof_hook_pre_zeCommandListAppendSignalEvent(
+    struct zeprof_args_zeCommandListAppendSignalEvent *args, struct zeprof_hook_ctx *ctx)
+{
+    ctx->data = NULL;
+    if (args->hEvent)
+        append_pre(args->hCommandList, &args->hEvent, ctx);
+}
+
+void zeprof_hook_post_zeCommandListAppendSignalEvent(
+    struct zeprof_args_zeCommandListAppendSignalEvent *args, struct zeprof_hook_ctx *ctx,
+    ze_result_t result)
+{
+    const struct append_info info = {"signal", "zeCommandListAppendSignalEvent", 0, 0};
+    if (ctx->data)
+        append_post(args->hCommandList, &args->hEvent, &info, NULL, ctx, result);
+}
+
+/* ---------------------------------------------------------------- regular lists ----------- */
+
+void zeprof_hook_pre_zeCommandListClose(struct zeprof_args_zeCommandListClose *args,
+                                        struct zeprof_hook_ctx *ctx)
+{
+    (void)ctx;
+    if (!timing_enabled())
+        return;
+    pthread_rwlock_rdlock(&timing_registry_lock);
+    struct timing_list *list = timing_registry_list(args->hCommandList);
+    if (list && !list->immediate)
+        timing_close_list(list);
+    pthread_rwlock_unlock(&timing_registry_lock);
+}
+
+void zeprof_hook_pre_zeCommandQueueExecuteCommandLists(
+    struct zeprof_args_zeCommandQueueExecuteCommandLists *args, struct zeprof_hook_ctx *ctx)
+{
+    (void)ctx;
+    if (!timing_enabled() || !args->phCommandLists)
+        return;
+    for (uint32_t i = 0; i < args->numCommandLists; i++) {
+        pthread_rwlock_rdlock(&timing_registry_lock);
+        struct timing_list *list = timing_registry_list(args->phCommandLists[i]);
+        pthread_rwlock_unlock(&timing_registry_lock);
+        /* The record outlives the registry lock: the list is being executed, and destroying
+         * it meanwhile would be the application's error. The claim may wait for a previous
+         * execution, and does so without the registry lock. */
+        if (list && !list->immediate)
+            timing_claim_execution(list, args->hCommandQueue);
+    }
+}
+
+void zeprof_hook_post_zeCommandQueueExecuteCommandLists(
+    struct zeprof_args_zeCommandQueueExecuteCommandLists *args, struct zeprof_hook_ctx *ctx,
+    ze_result_t result)
+{
+    (void)ctx;
+    if (!timing_enabled() || !args->phCommandLists)
+        return;
+    pthread_rwlock_rdlock(&timing_registry_lock);
+    for (uint32_t i = 0; i < args->numCommandLists; i++) {
+        struct timing_list *list = timing_registry_list(args->phCommandLists[i]);
+        if (list && !list->immediate)
+            timing_finish_claim(list, result == ZE_RESULT_SUCCESS);
+    }
+    pthread_rwlock_unlock(&timing_registry_lock);
+}

@@ -1,0 +1,345 @@
+/*
+ * timing_hooks.c: the hooks that keep the registry true and the drain anchors.
+ *
+ * The generated wrappers call these with the shim's re-entry guard raised, around the real call
+ * (notes: docs/timing.md). Creation hooks run after a successful call and record what the engine
+ * needs to know (timestamp pools and their events, lists and whether they are immediate or in
+ * order, kernel names, devices); destruction hooks forget it. Drain anchors are every call that
+ * proves completion. ZEPROF_PROFILE=0 makes every hook return at once.
+ *
+ * Nothing here changes what the application sees: results pass through untouched, failures on
+ * the engine's side only mean "not profiled".
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "timing_internal.h"
+#include "zeprof_api.h"
+
+static pthread_once_t enable_once = PTHREAD_ONCE_INIT;
+static bool enabled;
+static _Atomic uint64_t call_sequence;
+
+static void at_exit(void)
+{
+    timing_drain_at_exit();
+}
+
+static void enable_init(void)
+{
+    const char *profile = getenv("ZEPROF_PROFILE");
+
+    enabled = !(profile && strcmp(profile, "0") == 0);
+    /* Everything the engine calls must exist in the real loader, or it stays off. */
+    if (!zeprof_real.zeEventPoolCreate || !zeprof_real.zeEventCreate ||
+        !zeprof_real.zeEventDestroy || !zeprof_real.zeEventPoolDestroy ||
+        !zeprof_real.zeEventQueryStatus || !zeprof_real.zeEventQueryKernelTimestamp ||
+        !zeprof_real.zeEventHostReset || !zeprof_real.zeEventHostSynchronize ||
+        !zeprof_real.zeCommandListAppendSignalEvent || !zeprof_real.zeCommandListAppendBarrier ||
+        !zeprof_real.zeDeviceGetProperties || !zeprof_real.zeDeviceGetGlobalTimestamps ||
+        !zeprof_real.zeDriverGet || !zeprof_real.zeDeviceGet)
+        enabled = false;
+    /* Registered at first use, so it runs before library destructors: LTTng still works. */
+    if (enabled)
+        atexit(at_exit);
+}
+
+bool timing_enabled(void)
+{
+    pthread_once(&enable_once, enable_init);
+    return enabled;
+}
+
+uint64_t timing_next_call_id(void)
+{
+    return atomic_fetch_add(&call_sequence, 1) + 1;
+}
+
+/* ---------------------------------------------------------------- command lists ---------- */
+
+/* Under the registry write lock: drop everything about a list (a final drain first). */
+static void list_forget_locked(struct timing_list *list)
+{
+    pthread_mutex_lock(&list->mutex);
+    timing_drain_list_locked(list, true);
+    timing_release_slots_locked(list);
+    pthread_mutex_unlock(&list->mutex);
+    pthread_cond_destroy(&list->instance_changed);
+    pthread_mutex_destroy(&list->mutex);
+    free(list);
+}
+
+static void list_register(ze_command_list_handle_t handle, ze_context_handle_t context,
+                          ze_device_handle_t device, bool immediate, bool in_order)
+{
+    struct timing_list *list = calloc(1, sizeof *list);
+    if (!list)
+        return;
+    list->handle = handle;
+    list->context_handle = context;
+    list->immediate = immediate;
+    list->in_order = in_order;
+    pthread_mutex_init(&list->mutex, NULL);
+    pthread_cond_init(&list->instance_changed, NULL);
+
+    pthread_rwlock_wrlock(&timing_registry_lock);
+    /* A record under this handle is stale (its destroy was not seen): forget it first. */
+    struct timing_list *stale = timing_registry_remove_list(handle);
+    if (stale)
+        list_forget_locked(stale);
+    bool added = false;
+    list->context = timing_registry_context_get_or_add(context);
+    list->device = timing_registry_device_get_or_add(device, &added);
+    if (added)
+        timing_anchor_discover(list->device);
+    bool ok = list->context && list->device && timing_registry_add_list(list) == 0;
+    pthread_rwlock_unlock(&timing_registry_lock);
+    if (!ok) {
+        pthread_cond_destroy(&list->instance_changed);
+        pthread_mutex_destroy(&list->mutex);
+        free(list);
+    }
+}
+
+void zeprof_hook_post_zeCommandListCreate(struct zeprof_args_zeCommandListCreate *args,
+                                          struct zeprof_hook_ctx *ctx, ze_result_t result)
+{
+    (void)ctx;
+    if (!timing_enabled() || result != ZE_RESULT_SUCCESS || !args->phCommandList)
+        return;
+    bool in_order = args->desc && (args->desc->flags & TIMING_COMMAND_LIST_FLAG_IN_ORDER);
+    list_register(*args->phCommandList, args->hContext, args->hDevice, false, in_order);
+}
+
+void zeprof_hook_post_zeCommandListCreateImmediate(
+    struct zeprof_args_zeCommandListCreateImmediate *args, struct zeprof_hook_ctx *ctx,
+    ze_result_t result)
+{
+    (void)ctx;
+    if (!timing_enabled() || result != ZE_RESULT_SUCCESS || !args->phCommandList)
+        return;
+    bool in_order = args->altdesc && (args->altdesc->flags & TIMING_COMMAND_QUEUE_FLAG_IN_ORDER);
+    list_register(*args->phCommandList, args->hContext, args->hDevice, true, in_order);
+}
+
+void zeprof_hook_post_zeCommandListReset(struct zeprof_args_zeCommandListReset *args,
+                                         struct zeprof_hook_ctx *ctx, ze_result_t result)
+{
+    (void)ctx;
+    if (!timing_enabled() || result != ZE_RESULT_SUCCESS)
+        return;
+    /* The list is not in use (Level Zero requires it), so what was appended has completed. */
+    pthread_rwlock_rdlock(&timing_registry_lock);
+    struct timing_list *list = timing_registry_list(args->hCommandList);
+    if (list) {
+        pthread_mutex_lock(&list->mutex);
+        timing_drain_list_locked(list, true);
+        timing_release_slots_locked(list);
+        list->executions = 0;
+        pthread_mutex_unlock(&list->mutex);
+    }
+    pthread_rwlock_unlock(&timing_registry_lock);
+}
+
+void zeprof_hook_post_zeCommandListDestroy(struct zeprof_args_zeCommandListDestroy *args,
+                                           struct zeprof_hook_ctx *ctx, ze_result_t result)
+{
+    (void)ctx;
+    if (!timing_enabled() || result != ZE_RESULT_SUCCESS)
+        return;
+    /* After the real destroy: an immediate list's destroy waits for its work, so all is read. */
+    pthread_rwlock_wrlock(&timing_registry_lock);
+    struct timing_list *list = timing_registry_remove_list(args->hCommandList);
+    if (list)
+        list_forget_locked(list);
+    pthread_rwlock_unlock(&timing_registry_lock);
+}
+
+/* ---------------------------------------------------------------- contexts ---------------- */
+
+void zeprof_hook_pre_zeContextDestroy(struct zeprof_args_zeContextDestroy *args,
+                                      struct zeprof_hook_ctx *ctx)
+{
+    (void)ctx;
+    if (!timing_enabled())
+        return;
+    /* Before the real destroy, while the tracer's events and pools are still valid: lists the
+     * application left behind are drained and forgotten, then events, then pools go. */
+    pthread_rwlock_wrlock(&timing_registry_lock);
+    struct timing_list *list = timing_registry_first_list();
+    while (list) {
+        struct timing_list *next = list->next_in_registry;
+        if (list->context_handle == args->hContext) {
+            timing_registry_remove_list(list->handle);
+            list_forget_locked(list);
+        }
+        list = next;
+    }
+    struct timing_context *context = timing_registry_remove_context(args->hContext);
+    timing_registry_forget_app_objects(args->hContext);
+    pthread_rwlock_unlock(&timing_registry_lock);
+    timing_context_free(context);
+}
+
+/* ---------------------------------------------------------------- pools, events, kernels ---- */
+
+void zeprof_hook_post_zeEventPoolCreate(struct zeprof_args_zeEventPoolCreate *args,
+                                        struct zeprof_hook_ctx *ctx, ze_result_t result)
+{
+    (void)ctx;
+    if (!timing_enabled() || result != ZE_RESULT_SUCCESS || !args->desc || !args->phEventPool)
+        return;
+    /* Only timestamp pools matter: their events are read in place, never swapped. Pools with
+     * timestamps already mapped to host time are not readable as ticks: their events are
+     * swapped like any other (see docs/timing.md). */
+    if (!(args->desc->flags & ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP) ||
+        (args->desc->flags & TIMING_EVENT_POOL_FLAG_KERNEL_MAPPED_TIMESTAMP))
+        return;
+    pthread_rwlock_wrlock(&timing_registry_lock);
+    timing_registry_add_timestamp_pool(*args->phEventPool, args->hContext);
+    pthread_rwlock_unlock(&timing_registry_lock);
+}
+
+void zeprof_hook_pre_zeEventPoolDestroy(struct zeprof_args_zeEventPoolDestroy *args,
+                                        struct zeprof_hook_ctx *ctx)
+{
+    (void)ctx;
+    if (!timing_enabled())
+        return;
+    pthread_rwlock_wrlock(&timing_registry_lock);
+    timing_registry_remove_timestamp_pool(args->hEventPool);
+    pthread_rwlock_unlock(&timing_registry_lock);
+}
+
+void zeprof_hook_post_zeEventCreate(struct zeprof_args_zeEventCreate *args,
+                                    struct zeprof_hook_ctx *ctx, ze_result_t result)
+{
+    (void)ctx;
+    if (!timing_enabled() || result != ZE_RESULT_SUCCESS || !args->phEvent)
+        return;
+    /* Most events are not from timestamp pools: look first, write only when needed. */
+    pthread_rwlock_rdlock(&timing_registry_lock);
+    bool timestamps = timing_registry_timestamp_pool_context(args->hEventPool) != NULL;
+    pthread_rwlock_unlock(&timing_registry_lock);
+    if (!timestamps)
+        return;
+    pthread_rwlock_wrlock(&timing_registry_lock);
+    ze_context_handle_t context = timing_registry_timestamp_pool_context(args->hEventPool);
+    if (context)
+        timing_registry_add_app_event(*args->phEvent, context);
+    pthread_rwlock_unlock(&timing_registry_lock);
+}
+
+/* The application is about to change or drop one of its timestamp events: read it first. */
+static void resolve_before_change(ze_event_handle_t event)
+{
+    if (!timing_enabled() || !event)
+        return;
+    pthread_rwlock_rdlock(&timing_registry_lock);
+    timing_resolve_app_event(event);
+    pthread_rwlock_unlock(&timing_registry_lock);
+}
+
+void zeprof_hook_pre_zeEventDestroy(struct zeprof_args_zeEventDestroy *args,
+                                    struct zeprof_hook_ctx *ctx)
+{
+    (void)ctx;
+    if (!timing_enabled())
+        return;
+    resolve_before_change(args->hEvent);
+    pthread_rwlock_wrlock(&timing_registry_lock);
+    free(timing_registry_remove_app_event(args->hEvent));
+    pthread_rwlock_unlock(&timing_registry_lock);
+}
+
+void zeprof_hook_pre_zeEventHostReset(struct zeprof_args_zeEventHostReset *args,
+                                      struct zeprof_hook_ctx *ctx)
+{
+    (void)ctx;
+    resolve_before_change(args->hEvent);
+}
+
+void zeprof_hook_pre_zeEventHostSignal(struct zeprof_args_zeEventHostSignal *args,
+                                       struct zeprof_hook_ctx *ctx)
+{
+    (void)ctx;
+    resolve_before_change(args->hEvent);
+}
+
+void zeprof_hook_pre_zeCommandListAppendEventReset(
+    struct zeprof_args_zeCommandListAppendEventReset *args, struct zeprof_hook_ctx *ctx)
+{
+    (void)ctx;
+    resolve_before_change(args->hEvent);
+}
+
+void zeprof_hook_post_zeKernelCreate(struct zeprof_args_zeKernelCreate *args,
+                                     struct zeprof_hook_ctx *ctx, ze_result_t result)
+{
+    (void)ctx;
+    if (!timing_enabled() || result != ZE_RESULT_SUCCESS || !args->phKernel || !args->desc)
+        return;
+    pthread_rwlock_wrlock(&timing_registry_lock);
+    timing_registry_add_kernel(*args->phKernel, args->desc->pKernelName);
+    pthread_rwlock_unlock(&timing_registry_lock);
+}
+
+void zeprof_hook_pre_zeKernelDestroy(struct zeprof_args_zeKernelDestroy *args,
+                                     struct zeprof_hook_ctx *ctx)
+{
+    (void)ctx;
+    if (!timing_enabled())
+        return;
+    pthread_rwlock_wrlock(&timing_registry_lock);
+    timing_registry_remove_kernel(args->hKernel);
+    pthread_rwlock_unlock(&timing_registry_lock);
+}
+
+/* ---------------------------------------------------------------- drain anchors ----------- */
+
+static void drain_if(ze_result_t result)
+{
+    if (result == ZE_RESULT_SUCCESS && timing_enabled())
+        timing_drain_all();
+}
+
+void zeprof_hook_post_zeEventHostSynchronize(struct zeprof_args_zeEventHostSynchronize *args,
+                                             struct zeprof_hook_ctx *ctx, ze_result_t result)
+{
+    (void)args;
+    (void)ctx;
+    drain_if(result);
+}
+
+void zeprof_hook_post_zeEventQueryStatus(struct zeprof_args_zeEventQueryStatus *args,
+                                         struct zeprof_hook_ctx *ctx, ze_result_t result)
+{
+    (void)args;
+    (void)ctx;
+    drain_if(result);
+}
+
+void zeprof_hook_post_zeFenceHostSynchronize(struct zeprof_args_zeFenceHostSynchronize *args,
+                                             struct zeprof_hook_ctx *ctx, ze_result_t result)
+{
+    (void)args;
+    (void)ctx;
+    drain_if(result);
+}
+
+void zeprof_hook_post_zeFenceQueryStatus(struct zeprof_args_zeFenceQueryStatus *args,
+                                         struct zeprof_hook_ctx *ctx, ze_result_t result)
+{
+    (void)args;
+    (void)ctx;
+    drain_if(result);
+}
+
+void zeprof_hook_post_zeCommandQueueSynchronize(struct zeprof_args_zeCommandQueueSynchronize *args,
+                                                struct zeprof_hook_ctx *ctx, ze_result_t result)
+{
+    (void)args;
+    (void)ctx;
+    drain_if(result);
+}

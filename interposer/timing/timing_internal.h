@@ -1,0 +1,262 @@
+/*
+ * timing_internal.h: private header of the device-timing engine (interposer/timing/).
+ *
+ * The engine measures every profiled append on the device with a tracer-owned kernel-timestamp
+ * event ("inj") that it substitutes for the application's signal event, reads on the host at the
+ * next drain anchor and recycles (docs/timing.md explains the whole mechanism).
+ *
+ * Modules and what each owns:
+ * - timing_map.c: uint64 -> pointer hash maps (owns its table, borrows the values).
+ * - timing_registry.c: the global registry of what the engine knows about the application's
+ *   objects (contexts, devices, command lists, kernels, timestamp pools and events); owns every
+ *   record it hands out; one rwlock guards the maps.
+ * - timing_pool.c: per-context pools of 64 injected events and their free list.
+ * - timing_slots.c: slots (one per profiled append) in fixed-size chunks per command list and
+ *   the per-list live list.
+ * - timing_drain.c: reading completed slots, emitting device_timing, recycling; regular-list
+ *   execution instances.
+ * - timing_anchor.c: device_properties and clock anchors.
+ * - timing_hooks.c / timing_append.c: the hook functions the generated wrappers call.
+ *
+ * Lock order (never take an earlier one while holding a later one):
+ *   registry rwlock -> list mutex -> app-event mutex -> context mutex.
+ * No lock is held across an application-visible Level Zero call (the real append or execute).
+ */
+#ifndef ZEPROF_TIMING_INTERNAL_H
+#define ZEPROF_TIMING_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <level_zero/ze_api.h>
+
+/* Level Zero 1.7 flags that the installed 1.4 headers lack (same bit values as the spec). */
+#define TIMING_COMMAND_LIST_FLAG_IN_ORDER ((ze_command_list_flags_t)(1u << 3))
+#define TIMING_COMMAND_QUEUE_FLAG_IN_ORDER ((ze_command_queue_flags_t)(1u << 1))
+/* Level Zero 1.6: timestamps already mapped to host time; the engine cannot read them as ticks. */
+#define TIMING_EVENT_POOL_FLAG_KERNEL_MAPPED_TIMESTAMP ((ze_event_pool_flags_t)(1u << 3))
+
+#define TIMING_POOL_EVENTS 64u
+#define TIMING_CHUNK_SLOTS 64u
+
+/* device_timing status values (docs/tracepoints.md). */
+#define TIMING_STATUS_READ 0u
+#define TIMING_STATUS_LOST 1u
+
+/* ------------------------------------------------------------------------------------------ */
+/* timing_map.c: open-addressing map from a non-zero uint64 key to a pointer.                  */
+
+struct timing_map {
+    uint64_t *keys;  /* Owned; 0 = empty */
+    void **values;   /* Owned array; values are borrowed */
+    size_t capacity; /* power of two, or 0 */
+    size_t count;
+};
+
+void timing_map_init(struct timing_map *map);
+void timing_map_release(struct timing_map *map);
+void *timing_map_get(const struct timing_map *map, uint64_t key);
+/* Returns 0, or -1 when memory ran out (the map is then unchanged). Replaces an existing value. */
+int timing_map_put(struct timing_map *map, uint64_t key, void *value);
+/* Returns the removed value or NULL. */
+void *timing_map_remove(struct timing_map *map, uint64_t key);
+/* Calls fn for every entry; fn must not modify the map. */
+void timing_map_for_each(const struct timing_map *map,
+                         void (*fn)(uint64_t key, void *value, void *user), void *user);
+
+/* ------------------------------------------------------------------------------------------ */
+/* timing_pool.c                                                                               */
+
+struct timing_pool;
+
+struct timing_inj {
+    ze_event_handle_t event;  /* Owned by its pool's owner (the context record) */
+    struct timing_pool *pool; /* Weak */
+    struct timing_inj *next_free;
+};
+
+struct timing_pool {
+    ze_event_pool_handle_t handle; /* Owned */
+    struct timing_pool *next;
+    uint32_t created; /* events created in injs[0..created) */
+    struct timing_inj injs[TIMING_POOL_EVENTS];
+};
+
+struct timing_context {
+    ze_context_handle_t handle;   /* Weak: the application's */
+    pthread_mutex_t mutex;        /* guards pools and free_list */
+    struct timing_pool *pools;    /* Owned */
+    struct timing_inj *free_list; /* Weak (points into pools) */
+    uint64_t pool_failures;       /* pool creations that failed */
+};
+
+struct timing_context *timing_context_new(ze_context_handle_t handle);
+/* Destroys every event, then every pool (Level Zero's order), then the record. */
+void timing_context_free(struct timing_context *context);
+/* A reset (never-signalled or host-reset) event, or NULL when none can be had. */
+struct timing_inj *timing_pool_take(struct timing_context *context);
+/* inj must be unsignalled (reset or never submitted). */
+void timing_pool_give_back(struct timing_context *context, struct timing_inj *inj);
+
+/* ------------------------------------------------------------------------------------------ */
+/* timing_registry.c                                                                           */
+
+struct timing_device {
+    ze_device_handle_t handle; /* Weak */
+    uint64_t timer_hz;
+    uint32_t kernel_timestamp_valid_bits;
+    _Atomic uint64_t last_anchor_ns; /* CLOCK_MONOTONIC_COARSE, only to rate-limit anchors */
+};
+
+struct timing_slot;
+struct timing_chunk;
+
+enum timing_instance_state {
+    TIMING_INSTANCE_IDLE = 0,  /* no execution pending a read */
+    TIMING_INSTANCE_CLAIMED,   /* claimed by an execute prologue, not yet submitted */
+    TIMING_INSTANCE_SUBMITTED, /* submitted; timings may be read when complete */
+};
+
+struct timing_list {
+    ze_command_list_handle_t handle;    /* Weak */
+    ze_context_handle_t context_handle; /* Weak */
+    struct timing_context *context;     /* Weak: owned by the registry */
+    struct timing_device *device;       /* Weak: owned by the registry */
+    bool immediate;
+    bool in_order;
+    pthread_mutex_t mutex;           /* guards everything below */
+    pthread_cond_t instance_changed; /* signalled when instance_state changes */
+    /* Live slots in append order (timing_slots.c). */
+    struct timing_slot *head;
+    struct timing_slot *tail;
+    struct timing_chunk *newest_chunk; /* Owned; older chunks are owned by their live slots */
+    /* Immediate lists: head is the oldest unread slot. Regular lists: one execution instance. */
+    uint64_t executions; /* executions claimed so far */
+    uint64_t instance;   /* execution number pending a read, 0 = none */
+    enum timing_instance_state instance_state;
+    pthread_t instance_claimer;
+    ze_command_queue_handle_t instance_queue;
+    struct timing_slot *cursor; /* first slot not yet read in this instance */
+    /* Regular lists with re-exposing barriers: a tracer barrier appended at close whose event
+     * proves that every barrier of an execution has run (Owned; NULL when not needed). */
+    struct timing_inj *tail_inj;
+    bool unprofilable; /* the tail could not be appended: never claim */
+    /* Registry iteration (under the registry lock). */
+    struct timing_list *prev_in_registry;
+    struct timing_list *next_in_registry;
+};
+
+/* An application event from a KERNEL_TIMESTAMP pool: never swapped, read in place. */
+struct timing_app_event {
+    ze_event_handle_t handle; /* Weak */
+    ze_context_handle_t context_handle;
+    /* Under timing_app_event_mutex: the slot waiting to read this event, and its list. */
+    struct timing_slot *pending;
+    struct timing_list *pending_list;
+};
+
+extern pthread_rwlock_t timing_registry_lock;
+extern pthread_mutex_t timing_app_event_mutex;
+
+/* All under timing_registry_lock (read for lookups, write for changes). */
+struct timing_list *timing_registry_list(ze_command_list_handle_t handle);
+struct timing_device *timing_registry_device(ze_device_handle_t handle);
+const char *timing_registry_kernel_name(ze_kernel_handle_t handle);
+struct timing_app_event *timing_registry_app_event(ze_event_handle_t handle);
+/* The context of an application timestamp pool, or NULL when the pool is not one. */
+ze_context_handle_t timing_registry_timestamp_pool_context(ze_event_pool_handle_t handle);
+struct timing_list *timing_registry_first_list(void);
+
+/* Write-locked changes. Each returns 0 or -1 (out of memory: the object is simply not tracked). */
+struct timing_context *timing_registry_context_get_or_add(ze_context_handle_t handle);
+struct timing_device *timing_registry_device_get_or_add(ze_device_handle_t handle, bool *added);
+int timing_registry_add_list(struct timing_list *list);
+struct timing_list *timing_registry_remove_list(ze_command_list_handle_t handle);
+int timing_registry_add_kernel(ze_kernel_handle_t handle, const char *name);
+void timing_registry_remove_kernel(ze_kernel_handle_t handle);
+int timing_registry_add_timestamp_pool(ze_event_pool_handle_t handle, ze_context_handle_t ctx);
+void timing_registry_remove_timestamp_pool(ze_event_pool_handle_t handle);
+int timing_registry_add_app_event(ze_event_handle_t handle, ze_context_handle_t ctx);
+struct timing_app_event *timing_registry_remove_app_event(ze_event_handle_t handle);
+/* Removes and returns the context record (its lists must already be gone). */
+struct timing_context *timing_registry_remove_context(ze_context_handle_t handle);
+/* Forgets the application's pools and events of a context that is being destroyed. */
+void timing_registry_forget_app_objects(ze_context_handle_t ctx);
+void timing_registry_for_each_device(void (*fn)(struct timing_device *device, void *user),
+                                     void *user);
+
+/* ------------------------------------------------------------------------------------------ */
+/* timing_slots.c                                                                              */
+
+struct timing_slot {
+    struct timing_slot *prev; /* in-order predecessor on the list */
+    struct timing_slot *next;
+    struct timing_chunk *chunk;   /* Weak */
+    struct timing_inj *inj;       /* Owned while live; NULL when reading app_event */
+    ze_event_handle_t app_event;  /* the app's timestamp event, read in place (no inj) */
+    ze_event_handle_t user_event; /* the application's event, re-exposed after the append */
+    uint64_t call_id;
+    uint64_t read_execution; /* regular lists: last execution read */
+    bool armed;              /* the real append succeeded */
+    bool lost;               /* app timestamp event re-signalled before a read */
+    bool quarantined;        /* inj may still be signalled: never recycle it */
+    bool read;               /* immediate lists: timing emitted, slot held (below) */
+    /* A re-exposing barrier waits on inj: inj may be reset only once that barrier has run,
+     * which a later command's completion proves (the in-order successor; see timing_drain.c). */
+    bool waited_on;
+};
+
+struct timing_chunk {
+    uint32_t used; /* slots handed out from this chunk (bump allocation) */
+    uint32_t live; /* of those, still live */
+    struct timing_slot slots[TIMING_CHUNK_SLOTS];
+};
+
+/* Under list->mutex. A zeroed slot linked at the tail, or NULL when memory ran out. */
+struct timing_slot *timing_slot_add(struct timing_list *list);
+/* Unlinks and frees the slot (its inj must have been handed on already). */
+void timing_slot_remove(struct timing_list *list, struct timing_slot *slot);
+/* Frees every slot and the newest chunk. */
+void timing_slots_release(struct timing_list *list);
+
+/* ------------------------------------------------------------------------------------------ */
+/* timing_drain.c                                                                              */
+
+/* Every live list: read what has completed. Lists another thread holds are skipped. */
+void timing_drain_all(void);
+/* Under list->mutex. final: whatever cannot be read now is reported lost (reset, destroy, exit). */
+void timing_drain_list_locked(struct timing_list *list, bool final);
+/* Under list->mutex: drain at most max completed slots (an append's cheap opportunistic drain). */
+void timing_drain_some_locked(struct timing_list *list, unsigned max);
+/* Regular lists, execute prologue: finish the previous instance (waiting), claim the next.
+ * Called without the registry lock (it takes it itself, after any wait). */
+void timing_claim_execution(struct timing_list *list, ze_command_queue_handle_t queue);
+void timing_finish_claim(struct timing_list *list, bool submitted);
+/* Resolve the slot waiting on an application timestamp event (read now, or lost). */
+void timing_resolve_app_event(ze_event_handle_t event);
+/* Under list->mutex: release every slot (after a final drain), recycling what is safe. */
+void timing_release_slots_locked(struct timing_list *list);
+/* Close prologue of a regular list: append the tail barrier when one is needed. */
+void timing_close_list(struct timing_list *list);
+/* Exit: final drain of every list (registered with atexit at first use). */
+void timing_drain_at_exit(void);
+
+/* ------------------------------------------------------------------------------------------ */
+/* timing_anchor.c                                                                             */
+
+/* device_properties once (at discovery) and a first anchor. */
+void timing_anchor_discover(struct timing_device *device);
+/* A new anchor for each device whose last one is older than the refresh period. */
+void timing_anchor_refresh(bool force);
+
+/* ------------------------------------------------------------------------------------------ */
+/* timing_hooks.c                                                                              */
+
+/* True when device timing is on (ZEPROF_PROFILE unset or not "0") and the engine is usable. */
+bool timing_enabled(void);
+uint64_t timing_next_call_id(void);
+
+#endif /* ZEPROF_TIMING_INTERNAL_H */

@@ -1,0 +1,135 @@
+#include "jsonout.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define FLUSH_AT (256u << 10)
+
+void zm_out_init(struct zm_out *out, FILE *file)
+{
+    *out = (struct zm_out){.file = file};
+}
+
+void zm_out_release(struct zm_out *out)
+{
+    free(out->data);
+    *out = (struct zm_out){0};
+}
+
+static bool reserve(struct zm_out *out, size_t more)
+{
+    if (out->length + more <= out->capacity)
+        return true;
+    size_t capacity = out->capacity ? out->capacity : FLUSH_AT + 4096;
+    while (capacity < out->length + more)
+        capacity *= 2;
+    char *data = realloc(out->data, capacity);
+    if (!data) {
+        out->failed = true;
+        return false;
+    }
+    out->data = data;
+    out->capacity = capacity;
+    return true;
+}
+
+void zm_out_raw(struct zm_out *out, const char *text, size_t length)
+{
+    if (!reserve(out, length))
+        return;
+    memcpy(out->data + out->length, text, length);
+    out->length += length;
+}
+
+void zm_out_string(struct zm_out *out, const char *text)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t length = strlen(text);
+    if (!reserve(out, length * 6 + 2)) /* worst case: every byte as \u00XX */
+        return;
+    char *p = out->data + out->length;
+    *p++ = '"';
+    for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
+        if (*c == '"' || *c == '\\') {
+            *p++ = '\\';
+            *p++ = (char)*c;
+        } else if (*c < 0x20) {
+            memcpy(p, "\\u00", 4);
+            p[4] = hex[*c >> 4];
+            p[5] = hex[*c & 15];
+            p += 6;
+        } else {
+            *p++ = (char)*c;
+        }
+    }
+    *p++ = '"';
+    out->length = (size_t)(p - out->data);
+}
+
+void zm_out_u64(struct zm_out *out, uint64_t value)
+{
+    char digits[20];
+    size_t n = 0;
+    do {
+        digits[n++] = (char)('0' + value % 10);
+        value /= 10;
+    } while (value);
+    if (!reserve(out, n))
+        return;
+    while (n)
+        out->data[out->length++] = digits[--n];
+}
+
+void zm_out_i64(struct zm_out *out, int64_t value)
+{
+    if (value < 0) {
+        zm_out_literal(out, "-");
+        zm_out_u64(out, (uint64_t)0 - (uint64_t)value);
+    } else {
+        zm_out_u64(out, (uint64_t)value);
+    }
+}
+
+void zm_out_hex(struct zm_out *out, uint64_t value)
+{
+    static const char hex[] = "0123456789abcdef";
+    char digits[16];
+    size_t n = 0;
+    do {
+        digits[n++] = hex[value & 15];
+        value >>= 4;
+    } while (value);
+    if (!reserve(out, n + 2))
+        return;
+    out->data[out->length++] = '0';
+    out->data[out->length++] = 'x';
+    while (n)
+        out->data[out->length++] = digits[--n];
+}
+
+void zm_out_micros(struct zm_out *out, int64_t ns)
+{
+    if (ns < 0) {
+        zm_out_literal(out, "-");
+        ns = -ns;
+    }
+    zm_out_u64(out, (uint64_t)ns / 1000);
+    uint64_t fraction = (uint64_t)ns % 1000;
+    char text[4] = {'.', (char)('0' + fraction / 100), (char)('0' + fraction / 10 % 10),
+                    (char)('0' + fraction % 10)};
+    zm_out_raw(out, text, sizeof(text));
+}
+
+void zm_out_maybe_flush(struct zm_out *out)
+{
+    if (out->length >= FLUSH_AT)
+        zm_out_flush(out);
+}
+
+int zm_out_flush(struct zm_out *out)
+{
+    if (out->length && fwrite(out->data, out->length, 1, out->file) != 1)
+        out->failed = true;
+    out->length = 0;
+    return out->failed ? -1 : 0;
+}

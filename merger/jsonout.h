@@ -1,0 +1,39 @@
+/*
+ * jsonout: fast, buffered writing of JSON text to a stream, for the timeline's millions of
+ * events (stdio's formatted output was a fifth of the merger's time). Text accumulates in a
+ * buffer owned by this and goes to the stream (borrowed) in large writes. Errors are sticky:
+ * check zm_out_flush's result at the end.
+ */
+#ifndef ZM_JSONOUT_H
+#define ZM_JSONOUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct zm_out {
+    FILE *file; /* Weak */
+    char *data; /* Owned by this */
+    size_t length, capacity;
+    bool failed;
+};
+
+void zm_out_init(struct zm_out *out, FILE *file);
+void zm_out_release(struct zm_out *out);
+void zm_out_raw(struct zm_out *out, const char *text, size_t length);
+#define zm_out_literal(out, text) zm_out_raw((out), (text), sizeof(text) - 1)
+/* A JSON string, quoted and escaped. */
+void zm_out_string(struct zm_out *out, const char *text);
+void zm_out_u64(struct zm_out *out, uint64_t value);
+void zm_out_i64(struct zm_out *out, int64_t value);
+/* "0x" and lower-case hex digits. */
+void zm_out_hex(struct zm_out *out, uint64_t value);
+/* Nanoseconds as microseconds with three decimals. */
+void zm_out_micros(struct zm_out *out, int64_t ns);
+/* Writes the buffer out once it is large; call between events. */
+void zm_out_maybe_flush(struct zm_out *out);
+/* Writes everything out; -1 if any write failed. */
+int zm_out_flush(struct zm_out *out);
+
+#endif

@@ -1,0 +1,134 @@
+/*
+ * zeprof-merge: reads zeprof traces (one directory per host) and prints the tally, writes the
+ * timeline, or dumps the events. Wires the modules together; see docs/merger.md.
+ * Exit status: 0, or 2 with one "Failed to …" line on stderr.
+ */
+#include "model.h"
+#include "options.h"
+#include "placement.h"
+#include "reader.h"
+#include "stats.h"
+#include "tally.h"
+#include "timeline.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#ifndef ZEPROF_VERSION
+#define ZEPROF_VERSION "unknown"
+#endif
+
+/* metadata.devices: each device's anchors and their uncertainty. New reference. */
+static json_t *devices_json(const struct zm_model *model)
+{
+    json_t *devices = json_array();
+    for (size_t i = 0; devices && i < model->device_count; i++) {
+        const struct zm_device *device = &model->devices[i];
+        json_t *uncertainties = json_array();
+        for (size_t j = 0; j < device->clock.count; j++)
+            json_array_append_new(uncertainties,
+                                  json_integer(device->clock.anchors[j].uncertainty_ns));
+        json_array_append_new(devices, json_pack("{s:s, s:I, s:s, s:I, s:I, s:o}", "hostname",
+                                                 model->hosts[device->host].hostname, "pid",
+                                                 (json_int_t)device->pid, "device", device->name,
+                                                 "timer_hz", (json_int_t)device->clock.timer_hz,
+                                                 "anchors", (json_int_t)device->clock.count,
+                                                 "anchor_uncertainty_ns", uncertainties));
+    }
+    return devices;
+}
+
+static int write_timeline(struct zm_timeline *timeline, const struct zm_model *model, char *reason,
+                          int reason_size)
+{
+    int status = -1;
+    struct zm_placement placement = {0};
+    const char **hostnames = calloc(model->host_count + 1, sizeof(*hostnames));
+    if (!hostnames)
+        goto end;
+    for (uint32_t i = 0; i < model->host_count; i++)
+        hostnames[i] = model->hosts[i].hostname;
+    if (zm_placement_compute(&placement, hostnames, model->host_count) != 0)
+        goto end;
+    json_t *metadata = json_pack("{s:o, s:[], s:o, s:o}", "hosts", zm_placement_to_json(&placement),
+                                 "remote_windows", "devices", devices_json(model), "anomalies",
+                                 zm_tally_anomalies_json(&model->anomalies));
+    if (!metadata)
+        goto end;
+    struct zm_timeline_placement axis = {zm_placement_offset, zm_placement_placed, &placement};
+    status = zm_timeline_finish(timeline, &axis, metadata, reason, reason_size);
+    timeline = NULL;
+    json_decref(metadata);
+end:
+    if (timeline) {
+        snprintf(reason, (size_t)reason_size, "Failed to write timeline: reason=out of memory");
+        zm_timeline_abort(timeline);
+    }
+    zm_placement_release(&placement);
+    free(hostnames);
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    char reason[1024];
+    struct zm_options options;
+    if (zm_options_parse(&options, argc, argv, reason, sizeof(reason)) != ZM_OPTIONS_OK) {
+        fprintf(stderr, "%s\n", reason);
+        return 2;
+    }
+    if (options.help) {
+        fputs(zm_options_usage(), stdout);
+        return 0;
+    }
+    if (options.version) {
+        printf("zeprof-merge %s\n", ZEPROF_VERSION);
+        return 0;
+    }
+    zm_reader_setup();
+    int status = 2;
+    struct zm_timeline *timeline = NULL;
+    struct zm_stats stats;
+    struct zm_model model;
+    zm_stats_init(&stats, options.extended);
+    if (options.timeline) {
+        timeline = zm_timeline_open(options.timeline, reason, sizeof(reason));
+        if (!timeline) {
+            fprintf(stderr, "%s\n", reason);
+            zm_stats_release(&stats);
+            return 2;
+        }
+    }
+    if (zm_model_init(&model, &stats, timeline, options.max_rate_ppm) != 0) {
+        snprintf(reason, sizeof(reason), "Failed to start: reason=cannot create a temporary file");
+        goto error;
+    }
+    for (int i = 0; i < options.path_count; i++) {
+        if (zm_reader_read(options.paths[i], &model, options.dump ? stdout : NULL, options.verbose,
+                           reason, sizeof(reason)) != 0)
+            goto error;
+    }
+    if (timeline) {
+        struct zm_timeline *finishing = timeline;
+        timeline = NULL;
+        if (write_timeline(finishing, &model, reason, sizeof(reason)) != 0)
+            goto error;
+    }
+    if (!options.dump) {
+        int printed = options.json ? zm_tally_print_json(stdout, &model, &stats)
+                                   : zm_tally_print_text(stdout, &model, &stats);
+        if (printed != 0 || fflush(stdout) != 0) {
+            snprintf(reason, sizeof(reason), "Failed to write tally: path=stdout");
+            goto error;
+        }
+    }
+    status = 0;
+    goto end;
+error:
+    fprintf(stderr, "%s\n", reason);
+    zm_timeline_abort(timeline);
+end:
+    zm_model_release(&model);
+    zm_stats_release(&stats);
+    return status;
+}

@@ -1,0 +1,514 @@
+#include "model.h"
+
+#include "timeline.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct open_call {
+    const char *function; /* Weak: interned */
+    int64_t start_ns;
+    uint64_t list; /* the entry's hCommandList, when it has one */
+};
+
+struct zm_thread {
+    uint32_t host;
+    int64_t pid, tid;
+    int64_t last_ns;
+    struct open_call *stack; /* Owned by this */
+    size_t depth, capacity;
+};
+
+/* An append awaiting its timing(s). Immediate lists execute once (execution 0): the append is
+ * forgotten when its timing arrives. Regular lists may execute many times: kept for the host. */
+struct zm_append {
+    const char *name;  /* Weak: interned */
+    int64_t entry_ns;  /* entry of the enclosing API call: the command cannot start before */
+    int64_t append_ns; /* the append event itself: where the flow arrow starts */
+    int64_t tid;
+    uint64_t call_id, list;
+    size_t next_free;            /* free list link (index + 1) */
+    size_t list_prev, list_next; /* the other appends of the same list (index + 1, 0: none) */
+};
+
+/* One device timing as read, converted at the end of the host. */
+struct spooled_timing {
+    uint32_t device;  /* index into model->devices */
+    uint32_t linked;  /* 1 when the append was found */
+    const char *name; /* Weak: interned, alive for the whole run */
+    int64_t pid, api_tid;
+    uint64_t call_id, execution, queue;
+    uint64_t raw_start, raw_end;
+    int64_t entry_ns; /* the append's API entry, INT64_MIN when the append was not seen */
+    int64_t read_ns;  /* the device_timing event: the work was done by then */
+    int64_t append_ns;
+};
+
+static void forget_append(struct zm_model *model, uint64_t key, uint64_t call_id, size_t index);
+static void forget_list(struct zm_model *model, int64_t pid, uint64_t list);
+
+static uint64_t process_key(uint32_t host, int64_t pid)
+{
+    return (uint64_t)host << 32 | ((uint64_t)pid & 0xffffffffu);
+}
+
+int zm_model_init(struct zm_model *model, struct zm_stats *stats, struct zm_timeline *timeline,
+                  uint64_t rate_ppm)
+{
+    *model = (struct zm_model){.stats = stats, .timeline = timeline, .rate_ppm = rate_ppm};
+    zm_intern_init(&model->names);
+    zm_map_init(&model->threads);
+    zm_map_init(&model->processes);
+    zm_map_init(&model->device_index);
+    zm_map_init(&model->label_index);
+    zm_map_init(&model->appends);
+    zm_map_init(&model->list_appends);
+    model->list_destroy = zm_intern(&model->names, "zeCommandListDestroy");
+    model->list_reset = zm_intern(&model->names, "zeCommandListReset");
+    model->spool = tmpfile();
+    return model->spool && model->list_destroy && model->list_reset ? 0 : -1;
+}
+
+void zm_model_release(struct zm_model *model)
+{
+    for (size_t i = 0; i < model->thread_count; i++)
+        free(model->thread_list[i].stack);
+    free(model->thread_list);
+    for (size_t i = 0; i < model->device_count; i++)
+        zm_clock_release(&model->devices[i].clock);
+    free(model->devices);
+    free(model->labels);
+    free(model->append_list);
+    free(model->hosts);
+    zm_map_release(&model->threads);
+    zm_map_release(&model->processes);
+    zm_map_release(&model->device_index);
+    zm_map_release(&model->label_index);
+    zm_map_release(&model->appends);
+    zm_map_release(&model->list_appends);
+    zm_intern_release(&model->names);
+    if (model->spool)
+        fclose(model->spool);
+    model->spool = NULL;
+}
+
+/* Grows an array of `size`-byte elements to hold one more; -1 on failure. */
+static int reserve(void **array, size_t *capacity, size_t count, size_t size)
+{
+    if (count < *capacity)
+        return 0;
+    size_t grown = *capacity ? *capacity * 2 : 16;
+    void *bigger = realloc(*array, grown * size);
+    if (!bigger)
+        return -1;
+    *array = bigger;
+    *capacity = grown;
+    return 0;
+}
+
+int zm_model_begin_host(struct zm_model *model, const char *hostname, const char *path)
+{
+    void *hosts = model->hosts;
+    size_t capacity = model->host_count; /* grow one by one: hosts are few */
+    if (reserve(&hosts, &capacity, model->host_count, sizeof(*model->hosts)) != 0)
+        return -1;
+    model->hosts = hosts;
+    const char *name = zm_intern(&model->names, hostname ? hostname : "unknown-host");
+    if (!name)
+        return -1;
+    model->current_host = model->host_count++;
+    model->hosts[model->current_host] = (struct zm_host){.hostname = name, .path = path};
+    if (model->timeline && zm_timeline_begin_host(model->timeline, model->current_host, name) != 0)
+        return -1;
+    return (int)model->current_host;
+}
+
+static struct zm_thread *thread_for(struct zm_model *model, int64_t pid, int64_t tid)
+{
+    /* Consecutive events mostly come from one thread: skip the hash lookup then. */
+    if (model->last_thread) {
+        struct zm_thread *last = &model->thread_list[model->last_thread - 1];
+        if (last->tid == tid && last->pid == pid && last->host == model->current_host)
+            return last;
+    }
+    uint64_t key = process_key(model->current_host, pid);
+    uint64_t *index = zm_map_find(&model->threads, key, (uint64_t)tid);
+    if (index) {
+        model->last_thread = (size_t)*index + 1;
+        return &model->thread_list[*index];
+    }
+    void *list = model->thread_list;
+    if (reserve(&list, &model->thread_capacity, model->thread_count, sizeof(struct zm_thread)))
+        return NULL;
+    model->thread_list = list;
+    if (zm_map_put(&model->threads, key, (uint64_t)tid, model->thread_count) != 0)
+        return NULL;
+    if (zm_map_put(&model->processes, model->current_host, (uint64_t)pid, 1) != 0)
+        return NULL;
+    struct zm_thread *thread = &model->thread_list[model->thread_count++];
+    model->last_thread = model->thread_count;
+    *thread = (struct zm_thread){.host = model->current_host, .pid = pid, .tid = tid};
+    return thread;
+}
+
+static int complete_call(struct zm_model *model, const struct zm_thread *thread,
+                         const char *function, int64_t start_ns, int64_t end_ns, uint32_t result,
+                         bool synthetic)
+{
+    if (end_ns < start_ns) {
+        model->anomalies.inverted_intervals++;
+        end_ns = start_ns;
+    }
+    if (synthetic)
+        model->anomalies.synthetic_closes++;
+    if (zm_stats_add_api(model->stats, function, thread->host, thread->pid, thread->tid,
+                         end_ns - start_ns, result) != 0)
+        return -1;
+    if (model->timeline)
+        return zm_timeline_api_span(model->timeline, thread->host, thread->pid, thread->tid,
+                                    function, start_ns, end_ns, result, synthetic);
+    return 0;
+}
+
+static int api_entry(struct zm_thread *thread, const struct zm_event *event)
+{
+    void *stack = thread->stack;
+    if (reserve(&stack, &thread->capacity, thread->depth, sizeof(struct open_call)) != 0)
+        return -1;
+    thread->stack = stack;
+    thread->stack[thread->depth++] = (struct open_call){event->function, event->ns, event->list};
+    return 0;
+}
+
+static int api_exit(struct zm_model *model, struct zm_thread *thread, const struct zm_event *event)
+{
+    /* The matching entry is normally on top; deeper means the exits above it were lost. */
+    size_t match = thread->depth;
+    while (match > 0 && thread->stack[match - 1].function != event->function)
+        match--;
+    if (match == 0) {
+        model->anomalies.orphan_exits++;
+        return 0;
+    }
+    while (thread->depth > match) {
+        struct open_call lost = thread->stack[--thread->depth];
+        if (complete_call(model, thread, lost.function, lost.start_ns, event->ns, 0, true) != 0)
+            return -1;
+    }
+    struct open_call call = thread->stack[--thread->depth];
+    if ((call.function == model->list_destroy || call.function == model->list_reset) && call.list)
+        forget_list(model, thread->pid, call.list);
+    return complete_call(model, thread, call.function, call.start_ns, event->ns, event->result,
+                         false);
+}
+
+static struct zm_device *device_for(struct zm_model *model, int64_t pid, uint64_t handle)
+{
+    uint64_t *index =
+        zm_map_find(&model->device_index, process_key(model->current_host, pid), handle);
+    return index ? &model->devices[*index] : NULL;
+}
+
+static int device_properties(struct zm_model *model, const struct zm_event *event)
+{
+    struct zm_device *device = device_for(model, event->pid, event->device);
+    if (device) /* repeated: the first one stands */
+        return 0;
+    void *devices = model->devices;
+    if (reserve(&devices, &model->device_capacity, model->device_count, sizeof(*device)) != 0)
+        return -1;
+    model->devices = devices;
+    const char *name = zm_intern(&model->names, event->name ? event->name : "device");
+    const char *uuid = zm_intern(&model->names, event->uuid ? event->uuid : "");
+    if (!name || !uuid)
+        return -1;
+    /* Devices are told apart by uuid per host: two processes on one GPU share its lanes. */
+    uint64_t *label =
+        zm_map_find(&model->label_index, model->current_host, (uint64_t)(uintptr_t)uuid);
+    uint32_t label_index;
+    if (label && uuid[0]) {
+        label_index = (uint32_t)*label;
+    } else {
+        void *labels = model->labels;
+        if (reserve(&labels, &model->label_capacity, model->label_count, sizeof(*model->labels)) !=
+            0)
+            return -1;
+        model->labels = labels;
+        label_index = (uint32_t)model->label_count++;
+        model->labels[label_index] = (struct zm_device_label){model->current_host, uuid, name};
+        if (zm_map_put(&model->label_index, model->current_host, (uint64_t)(uintptr_t)uuid,
+                       label_index) != 0)
+            return -1;
+    }
+    if (zm_map_put(&model->device_index, process_key(model->current_host, event->pid),
+                   event->device, model->device_count) != 0)
+        return -1;
+    device = &model->devices[model->device_count++];
+    *device = (struct zm_device){.host = model->current_host,
+                                 .pid = event->pid,
+                                 .handle = event->device,
+                                 .label = label_index,
+                                 .name = name};
+    zm_clock_init(&device->clock, event->timer_hz, event->kernel_timestamp_valid_bits);
+    return 0;
+}
+
+static int append(struct zm_model *model, struct zm_thread *thread, const struct zm_event *event)
+{
+    const char *name =
+        zm_intern(&model->names, event->name && event->name[0] ? event->name : "append");
+    if (!name)
+        return -1;
+    size_t index;
+    if (model->free_append) {
+        index = model->free_append - 1;
+        model->free_append = model->append_list[index].next_free;
+    } else {
+        void *list = model->append_list;
+        if (reserve(&list, &model->append_capacity, model->append_count,
+                    sizeof(struct zm_append)) != 0)
+            return -1;
+        model->append_list = list;
+        index = model->append_count++;
+    }
+    int64_t entry_ns = thread->depth ? thread->stack[thread->depth - 1].start_ns : event->ns;
+    uint64_t key = process_key(model->current_host, event->pid);
+    model->append_list[index] = (struct zm_append){.name = name,
+                                                   .entry_ns = entry_ns,
+                                                   .append_ns = event->ns,
+                                                   .tid = event->tid,
+                                                   .call_id = event->call_id,
+                                                   .list = event->list};
+    uint64_t *old = zm_map_find(&model->appends, key, event->call_id);
+    if (old) /* a reused call id: the newer append wins */
+        forget_append(model, key, event->call_id, (size_t)*old);
+    uint64_t *head = zm_map_find(&model->list_appends, key, event->list);
+    if (head) {
+        model->append_list[index].list_next = (size_t)*head;
+        model->append_list[*head - 1].list_prev = index + 1;
+    }
+    if (zm_map_put(&model->list_appends, key, event->list, index + 1) != 0)
+        return -1;
+    return zm_map_put(&model->appends, key, event->call_id, index);
+}
+
+static void forget_append(struct zm_model *model, uint64_t key, uint64_t call_id, size_t index)
+{
+    struct zm_append *append = &model->append_list[index];
+    zm_map_remove(&model->appends, key, call_id);
+    if (append->list_prev) {
+        model->append_list[append->list_prev - 1].list_next = append->list_next;
+    } else if (append->list_next) {
+        zm_map_put(&model->list_appends, key, append->list, append->list_next);
+    } else {
+        zm_map_remove(&model->list_appends, key, append->list);
+    }
+    if (append->list_next)
+        model->append_list[append->list_next - 1].list_prev = append->list_prev;
+    append->next_free = model->free_append;
+    model->free_append = index + 1;
+}
+
+/* The list was destroyed or reset: none of its appends will execute again. */
+static void forget_list(struct zm_model *model, int64_t pid, uint64_t list)
+{
+    uint64_t key = process_key(model->current_host, pid);
+    uint64_t *head;
+    while ((head = zm_map_find(&model->list_appends, key, list)) != NULL) {
+        size_t index = (size_t)*head - 1;
+        forget_append(model, key, model->append_list[index].call_id, index);
+    }
+}
+
+static int device_timing(struct zm_model *model, const struct zm_event *event)
+{
+    uint64_t key = process_key(model->current_host, event->pid);
+    uint64_t *found = zm_map_find(&model->appends, key, event->call_id);
+    size_t index = found ? (size_t)*found : 0;
+    bool immediate = event->execution == 0;
+    if (event->status != 0) {
+        model->anomalies.lost_timings++;
+        if (found && immediate)
+            forget_append(model, key, event->call_id, index);
+        return 0;
+    }
+    struct zm_device *device = device_for(model, event->pid, event->device);
+    if (!device) {
+        model->anomalies.unanchored_timings++;
+        if (found && immediate)
+            forget_append(model, key, event->call_id, index);
+        return 0;
+    }
+    struct spooled_timing record = {
+        .device = (uint32_t)(device - model->devices),
+        .pid = event->pid,
+        .call_id = event->call_id,
+        .execution = event->execution,
+        .queue = event->queue,
+        .raw_start = event->global_start,
+        .raw_end = event->global_end,
+        .read_ns = event->ns,
+    };
+    if (found) {
+        const struct zm_append *source = &model->append_list[index];
+        record.linked = 1;
+        record.name = source->name;
+        record.api_tid = source->tid;
+        record.entry_ns = source->entry_ns;
+        record.append_ns = source->append_ns;
+        if (immediate)
+            forget_append(model, key, event->call_id, index);
+    } else {
+        model->anomalies.unmatched_timings++;
+        record.name = zm_intern(&model->names, "(unknown append)");
+        if (!record.name)
+            return -1;
+        record.entry_ns = INT64_MIN;
+    }
+    if (fwrite(&record, sizeof(record), 1, model->spool) != 1)
+        return -1;
+    model->spooled++;
+    return 0;
+}
+
+int zm_model_event(struct zm_model *model, const struct zm_event *event)
+{
+    struct zm_host *host = &model->hosts[model->current_host];
+    if (!host->seen_event) {
+        host->seen_event = true;
+        host->first_ns = event->ns;
+    }
+    host->last_ns = event->ns;
+    if (event->kind == ZM_EVENT_UNKNOWN) {
+        model->anomalies.unknown_events++;
+        return 0;
+    }
+    model->zeprof_events++;
+    struct zm_thread *thread = thread_for(model, event->pid, event->tid);
+    if (!thread)
+        return -1;
+    thread->last_ns = event->ns;
+    struct zm_device *device;
+    switch (event->kind) {
+    case ZM_EVENT_API_ENTRY:
+        return api_entry(thread, event);
+    case ZM_EVENT_API_EXIT:
+        return api_exit(model, thread, event);
+    case ZM_EVENT_DEVICE_PROPERTIES:
+        return device_properties(model, event);
+    case ZM_EVENT_CLOCK_SAMPLE_BEGIN:
+        device = device_for(model, event->pid, event->device);
+        if (device)
+            zm_clock_sample_begin(&device->clock, event->anchor, event->sample, event->ns);
+        return 0;
+    case ZM_EVENT_CLOCK_SAMPLE_END:
+        device = device_for(model, event->pid, event->device);
+        if (!device)
+            return 0;
+        return zm_clock_sample_end(&device->clock, event->anchor, event->sample,
+                                   event->device_ticks, event->result, event->ns);
+    case ZM_EVENT_APPEND:
+        return append(model, thread, event);
+    case ZM_EVENT_DEVICE_TIMING:
+        return device_timing(model, event);
+    default:
+        return 0; /* descriptors and frames: nothing to reconstruct (yet) */
+    }
+}
+
+void zm_model_discarded(struct zm_model *model, uint64_t count, bool packets)
+{
+    if (packets)
+        model->anomalies.discarded_packets += count;
+    else
+        model->anomalies.discarded_events += count;
+}
+
+static int convert_spool(struct zm_model *model)
+{
+    if (model->spooled == 0)
+        return 0;
+    if (fflush(model->spool) != 0)
+        return -1;
+    rewind(model->spool);
+    struct spooled_timing record;
+    for (uint64_t i = 0; i < model->spooled; i++) {
+        if (fread(&record, sizeof(record), 1, model->spool) != 1)
+            return -1;
+        const struct zm_device *device = &model->devices[record.device];
+        struct zm_conversion conversion;
+        zm_clock_convert(&device->clock, record.raw_start, record.raw_end,
+                         zm_clock_reference(&device->clock, record.entry_ns, record.read_ns),
+                         model->rate_ppm, &conversion);
+        if (conversion.inverted)
+            model->anomalies.inverted_intervals++;
+        if (zm_stats_add_device(model->stats, record.name, device->host, device->label,
+                                conversion.duration_ns) != 0)
+            return -1;
+        if (!conversion.anchored) {
+            model->anomalies.unanchored_timings++;
+            continue;
+        }
+        if (model->timeline) {
+            struct zm_device_span span = {
+                .host = device->host,
+                .pid = record.pid,
+                .device_label = device->label,
+                .device_name = device->name,
+                .queue = record.queue,
+                .name = record.name,
+                .start_ns = conversion.start_ns,
+                .end_ns = conversion.end_ns,
+                .uncertainty_ns = conversion.uncertainty_ns,
+                .call_id = record.call_id,
+                .execution = record.execution,
+                .linked = record.linked != 0,
+                .api_tid = record.api_tid,
+                .append_ns = record.append_ns,
+            };
+            if (zm_timeline_device_span(model->timeline, &span) != 0)
+                return -1;
+        }
+    }
+    rewind(model->spool);
+    if (ftruncate(fileno(model->spool), 0) != 0)
+        return -1;
+    model->spooled = 0;
+    return 0;
+}
+
+int zm_model_end_host(struct zm_model *model)
+{
+    for (size_t i = 0; i < model->thread_count; i++) {
+        struct zm_thread *thread = &model->thread_list[i];
+        if (thread->host != model->current_host)
+            continue;
+        while (thread->depth > 0) {
+            struct open_call call = thread->stack[--thread->depth];
+            if (complete_call(model, thread, call.function, call.start_ns, thread->last_ns, 0,
+                              true) != 0)
+                return -1;
+        }
+    }
+    if (convert_spool(model) != 0)
+        return -1;
+    /* Appends are per host: whatever is left (never timed) is forgotten. */
+    zm_map_release(&model->appends);
+    zm_map_release(&model->list_appends);
+    model->append_count = 0;
+    model->free_append = 0;
+    if (model->timeline)
+        return zm_timeline_end_host(model->timeline);
+    return 0;
+}
+
+size_t zm_model_process_count(const struct zm_model *model)
+{
+    return model->processes.count;
+}
+
+size_t zm_model_thread_count(const struct zm_model *model)
+{
+    return model->threads.count;
+}

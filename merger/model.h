@@ -1,0 +1,146 @@
+/*
+ * model: tolerant reconstruction of what happened, from events in time order per host
+ * (DESIGN.md "Tolerant reconstruction").
+ *
+ * - API calls pair per (host, pid, tid) with a stack. An exit whose entry is not on the stack is an
+ *   orphan (counted, dropped). An exit that matches a deeper entry closes the entries above it
+ *   as synthetic (their exits were lost). Entries still open at the end of a host are closed at
+ *   their thread's last event, flagged synthetic and counted. An exit before its entry (inverted)
+ *   is clamped to zero duration and counted.
+ * - Device timings are linked to their append through (host, pid, call_id), spooled raw to a
+ *   temporary file and converted at the end of the host, when every anchor of the device is known
+ *   (interpolation needs the anchor after the interval too). Memory therefore grows with what is
+ *   open (calls in flight, appends awaiting their timing, anchors), not with the trace.
+ * - A regular list's appends are kept for its executions until zeCommandListDestroy or
+ *   zeCommandListReset of that list returns (the shim drains the list inside those calls).
+ * - Unknown events are counted; discarded events/packets reported by babeltrace2 are summed.
+ * Completed spans go to the statistics (always) and to the timeline (when one is written).
+ * The model owns its threads, devices, appends, spool and name pool; it borrows stats and timeline.
+ */
+#ifndef ZM_MODEL_H
+#define ZM_MODEL_H
+
+#include "clock.h"
+#include "intern.h"
+#include "map.h"
+#include "stats.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct zm_timeline;
+
+enum zm_event_kind {
+    ZM_EVENT_API_ENTRY,
+    ZM_EVENT_API_EXIT,
+    ZM_EVENT_API_DESC,
+    ZM_EVENT_DEVICE_PROPERTIES,
+    ZM_EVENT_CLOCK_SAMPLE_BEGIN,
+    ZM_EVENT_CLOCK_SAMPLE_END,
+    ZM_EVENT_APPEND,
+    ZM_EVENT_DEVICE_TIMING,
+    ZM_EVENT_FRAME,
+    ZM_EVENT_UNKNOWN,
+};
+
+/* One decoded event, as the reader (or a unit test) hands it to the model. Strings are borrowed
+ * for the duration of the call; `function` must come from the model's intern pool. */
+struct zm_event {
+    enum zm_event_kind kind;
+    int64_t ns; /* trace time: ns from the clock's origin */
+    int64_t pid, tid;
+    const char *function; /* API events: "zeInit" (interned) */
+    uint32_t result;      /* API exit, clock_sample_end */
+    /* zeprof_device fields (docs/tracepoints.md), by the same names */
+    uint64_t device, anchor, device_ticks, call_id, execution, queue, timer_hz;
+    uint64_t list; /* append, device_timing; API entries with an hCommandList parameter */
+    uint64_t global_start, global_end, bytes, groups;
+    uint32_t sample, status, kernel_timestamp_valid_bits;
+    const char *name, *uuid, *append_kind;
+};
+
+struct zm_anomalies {
+    uint64_t orphan_exits;
+    uint64_t synthetic_closes;
+    uint64_t inverted_intervals; /* API pairs and device intervals whose end preceded the start */
+    uint64_t discarded_events;
+    uint64_t discarded_packets;
+    uint64_t unknown_events;
+    uint64_t lost_timings;       /* device_timing with status 1 */
+    uint64_t unmatched_timings;  /* device_timing whose append was not seen */
+    uint64_t unanchored_timings; /* device without properties or anchors: not placed in time */
+};
+
+struct zm_device {
+    uint32_t host;
+    int64_t pid;
+    uint64_t handle;
+    uint32_t label;   /* index of the distinct (host, uuid) device: for counts and -e */
+    const char *name; /* Weak: interned */
+    struct zm_clock clock;
+};
+
+struct zm_device_label {
+    uint32_t host;
+    const char *uuid; /* Weak: interned */
+    const char *name; /* Weak: interned */
+};
+
+struct zm_host {
+    const char *hostname; /* Weak: interned */
+    const char *path;     /* Weak: argv */
+    int64_t first_ns, last_ns;
+    bool seen_event;
+};
+
+struct zm_model {
+    struct zm_intern names;       /* Owned by this */
+    struct zm_stats *stats;       /* Weak */
+    struct zm_timeline *timeline; /* Weak, may be NULL */
+    uint64_t rate_ppm;
+    struct zm_anomalies anomalies;
+    uint64_t zeprof_events; /* events from zeprof's providers: none means another tracer */
+
+    struct zm_host *hosts; /* Owned by this */
+    uint32_t host_count, current_host;
+
+    struct zm_map threads;         /* (host<<32|pid, tid) -> index into thread_list */
+    struct zm_thread *thread_list; /* Owned by this */
+    size_t thread_count, thread_capacity;
+    size_t last_thread;      /* index + 1 of the thread of the previous event, 0: none */
+    struct zm_map processes; /* (host, pid) -> 1 */
+
+    struct zm_map device_index; /* (host<<32|pid, handle) -> index into devices */
+    struct zm_device *devices;  /* Owned by this */
+    size_t device_count, device_capacity;
+    struct zm_map label_index;      /* (host, interned uuid) -> label */
+    struct zm_device_label *labels; /* Owned by this */
+    size_t label_count, label_capacity;
+
+    struct zm_map appends;         /* (host<<32|pid, call_id) -> index into append_list */
+    struct zm_append *append_list; /* Owned by this */
+    size_t append_count, append_capacity;
+    size_t free_append;         /* head of the free list (index + 1), 0 when empty */
+    struct zm_map list_appends; /* (host<<32|pid, list) -> first append of the list (index + 1) */
+    const char *list_destroy, *list_reset; /* Weak: interned function names */
+
+    FILE *spool; /* Owned by this: raw device timings of the current host */
+    uint64_t spooled;
+};
+
+int zm_model_init(struct zm_model *model, struct zm_stats *stats, struct zm_timeline *timeline,
+                  uint64_t rate_ppm);
+void zm_model_release(struct zm_model *model);
+/* Starts a host (one trace directory); returns its index or -1. */
+int zm_model_begin_host(struct zm_model *model, const char *hostname, const char *path);
+/* Feeds one event of the current host; -1 on out of memory or I/O error. */
+int zm_model_event(struct zm_model *model, const struct zm_event *event);
+void zm_model_discarded(struct zm_model *model, uint64_t count, bool packets);
+/* Closes what is left open and converts the host's device work; -1 on error. */
+int zm_model_end_host(struct zm_model *model);
+/* Distinct processes, threads and devices seen (for the tally's header). */
+size_t zm_model_process_count(const struct zm_model *model);
+size_t zm_model_thread_count(const struct zm_model *model);
+
+#endif

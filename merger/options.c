@@ -1,0 +1,93 @@
+#include "options.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { OPT_MAX_RATE_PPM = 256, OPT_VERSION };
+
+const char *zm_options_usage(void)
+{
+    return "usage: zeprof-merge [OPTIONS] TRACE_DIR...\n"
+           "Analyse zeprof traces (one directory per host).\n"
+           "\n"
+           "  -e, --extended        split rows by host, process, thread and device\n"
+           "  -j, --json            print the tally as JSON\n"
+           "  -l, --timeline FILE   write the timeline (Chrome Trace Event JSON) to FILE\n"
+           "  -t, --trace           print every event as one text line, time-ordered per host\n"
+           "      --max-rate-ppm N  bound on the relative rate of two clocks (default 100)\n"
+           "  -v, --verbose         explain what is being done on stderr\n"
+           "  -h, --help            show this help\n"
+           "      --version         show the version\n";
+}
+
+enum zm_options_status zm_options_parse(struct zm_options *options, int argc, char **argv,
+                                        char *reason, int reason_size)
+{
+    static const struct option long_options[] = {
+        {"extended", no_argument, NULL, 'e'},
+        {"json", no_argument, NULL, 'j'},
+        {"timeline", required_argument, NULL, 'l'},
+        {"trace", no_argument, NULL, 't'},
+        {"max-rate-ppm", required_argument, NULL, OPT_MAX_RATE_PPM},
+        {"verbose", no_argument, NULL, 'v'},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, OPT_VERSION},
+        {NULL, 0, NULL, 0},
+    };
+    *options = (struct zm_options){.max_rate_ppm = 100};
+    /* getopt keeps global state; reset it so that parsing twice (tests) works. */
+    optind = 0;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "+ejl:tvh", long_options, NULL)) != -1) {
+        switch (c) {
+        case 'e':
+            options->extended = true;
+            break;
+        case 'j':
+            options->json = true;
+            break;
+        case 'l':
+            options->timeline = optarg;
+            break;
+        case 't':
+            options->dump = true;
+            break;
+        case 'v':
+            options->verbose = true;
+            break;
+        case 'h':
+            options->help = true;
+            break;
+        case OPT_VERSION:
+            options->version = true;
+            break;
+        case OPT_MAX_RATE_PPM: {
+            char *end;
+            errno = 0;
+            unsigned long long value = strtoull(optarg, &end, 10);
+            if (errno || *end || end == optarg || optarg[0] == '-' || value > 1000000) {
+                snprintf(reason, (size_t)reason_size,
+                         "Failed to parse options: option=--max-rate-ppm, value=%s", optarg);
+                return ZM_OPTIONS_ERROR;
+            }
+            options->max_rate_ppm = value;
+            break;
+        }
+        default:
+            snprintf(reason, (size_t)reason_size, "Failed to parse options: option=%s",
+                     optind > 0 && optind <= argc ? argv[optind - 1] : "?");
+            return ZM_OPTIONS_ERROR;
+        }
+    }
+    options->paths = (const char *const *)&argv[optind];
+    options->path_count = argc - optind;
+    if (!options->help && !options->version && options->path_count == 0) {
+        snprintf(reason, (size_t)reason_size, "Failed to parse options: reason=no TRACE_DIR given");
+        return ZM_OPTIONS_ERROR;
+    }
+    return ZM_OPTIONS_OK;
+}

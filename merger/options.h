@@ -1,0 +1,32 @@
+/*
+ * options: zeprof-merge's command line (INTERFACE.md, "Analysis"). Parsing never exits; the caller
+ * decides what to print. The parsed options borrow their strings from argv.
+ */
+#ifndef ZM_OPTIONS_H
+#define ZM_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct zm_options {
+    bool extended;            /* -e: rows split by host, process, thread and device */
+    bool json;                /* -j: the tally as JSON */
+    bool dump;                /* -t: every event as one text line instead of the tally */
+    bool verbose;             /* -v */
+    bool help;                /* -h */
+    bool version;             /* --version */
+    const char *timeline;     /* -l FILE, or NULL (Weak: argv) */
+    uint64_t max_rate_ppm;    /* --max-rate-ppm N, default 100 */
+    const char *const *paths; /* TRACE_DIR... (Weak: argv) */
+    int path_count;
+};
+
+enum zm_options_status { ZM_OPTIONS_OK, ZM_OPTIONS_ERROR };
+
+/* Fills `options`; on error writes a one-line reason (without newline) into `reason`. */
+enum zm_options_status zm_options_parse(struct zm_options *options, int argc, char **argv,
+                                        char *reason, int reason_size);
+/* The --help text. */
+const char *zm_options_usage(void);
+
+#endif

@@ -1,0 +1,552 @@
+#include "reader.h"
+
+#include "dump.h"
+#include "map.h"
+
+#include <babeltrace2/babeltrace.h>
+#include <errno.h>
+#include <ftw.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Payload members the model reads, in this order; a class lacks most of them. */
+enum member {
+    M_RESULT,
+    M_DEVICE,
+    M_ANCHOR,
+    M_SAMPLE,
+    M_DEVICE_TICKS,
+    M_CALL_ID,
+    M_EXECUTION,
+    M_QUEUE,
+    M_LIST,
+    M_TIMER_HZ,
+    M_GLOBAL_START,
+    M_GLOBAL_END,
+    M_BYTES,
+    M_GROUPS,
+    M_STATUS,
+    M_KERNEL_BITS,
+    M_NAME,
+    M_UUID,
+    M_KIND,
+    M_COMMAND_LIST,
+    M_COUNT
+};
+
+static const char *const member_names[M_COUNT] = {
+    "result",       "device",   "anchor",       "sample",
+    "device_ticks", "call_id",  "execution",    "queue",
+    "list",         "timer_hz", "global_start", "global_end",
+    "bytes",        "groups",   "status",       "kernel_timestamp_valid_bits",
+    "name",         "uuid",     "kind",         "hCommandList",
+};
+
+/* What the reader learned about one event class, once. */
+struct class_info {
+    enum zm_event_kind kind;
+    const char *function; /* Weak: interned in the model */
+    int member[M_COUNT];  /* payload member index, or -1 */
+    bool member_signed[M_COUNT];
+    int vpid, vtid; /* common context member index, or -1 */
+};
+
+struct reader {
+    struct zm_model *model;
+    FILE *dump;
+    const char *path;
+    bool host_started;
+    const char *hostname;       /* Weak: the trace's environment */
+    struct zm_map class_index;  /* event class pointer -> index into classes */
+    struct class_info *classes; /* Owned by this */
+    size_t class_count;
+    bool failed; /* the model failed (out of memory, I/O) */
+};
+
+void zm_reader_setup(void)
+{
+    bt_logging_set_global_level(BT_LOGGING_LEVEL_NONE);
+}
+
+static int find_member(const bt_field_class *structure, const char *name, bool *is_signed)
+{
+    if (!structure)
+        return -1;
+    uint64_t count = bt_field_class_structure_get_member_count(structure);
+    for (uint64_t i = 0; i < count; i++) {
+        const bt_field_class_structure_member *member =
+            bt_field_class_structure_borrow_member_by_index_const(structure, i);
+        if (strcmp(bt_field_class_structure_member_get_name(member), name) == 0) {
+            const bt_field_class *type =
+                bt_field_class_structure_member_borrow_field_class_const(member);
+            *is_signed = bt_field_class_type_is(bt_field_class_get_type(type),
+                                                BT_FIELD_CLASS_TYPE_SIGNED_INTEGER);
+            return (int)i;
+        }
+    }
+    return -1;
+}
+
+static bool has_suffix(const char *text, size_t length, const char *suffix, size_t *stem)
+{
+    size_t suffix_length = strlen(suffix);
+    if (length <= suffix_length || strcmp(text + length - suffix_length, suffix) != 0)
+        return false;
+    *stem = length - suffix_length;
+    return true;
+}
+
+/* Maps "provider:event" to a kind (docs/tracepoints.md). */
+static enum zm_event_kind classify(struct reader *reader, const char *full, const char **function)
+{
+    const char *colon = strchr(full, ':');
+    if (!colon)
+        return ZM_EVENT_UNKNOWN;
+    size_t provider = (size_t)(colon - full);
+    const char *event = colon + 1;
+    size_t length = strlen(event), stem;
+    if (provider == 9 && strncmp(full, "zeprof_ze", 9) == 0)
+        goto api;
+    if (provider == 10 &&
+        (strncmp(full, "zeprof_zet", 10) == 0 || strncmp(full, "zeprof_zes", 10) == 0 ||
+         strncmp(full, "zeprof_zel", 10) == 0))
+        goto api;
+    if (provider == 13 && strncmp(full, "zeprof_device", 13) == 0) {
+        static const struct {
+            const char *name;
+            enum zm_event_kind kind;
+        } device_events[] = {
+            {"device_properties", ZM_EVENT_DEVICE_PROPERTIES},
+            {"clock_sample_begin", ZM_EVENT_CLOCK_SAMPLE_BEGIN},
+            {"clock_sample_end", ZM_EVENT_CLOCK_SAMPLE_END},
+            {"append", ZM_EVENT_APPEND},
+            {"device_timing", ZM_EVENT_DEVICE_TIMING},
+        };
+        for (size_t i = 0; i < sizeof(device_events) / sizeof(*device_events); i++) {
+            if (strcmp(event, device_events[i].name) == 0)
+                return device_events[i].kind;
+        }
+        return ZM_EVENT_UNKNOWN;
+    }
+    if (provider == 12 && strncmp(full, "zeprof_frame", 12) == 0) {
+        if (!strcmp(event, "dispatch_begin") || !strcmp(event, "dispatch_end") ||
+            !strcmp(event, "serve_begin") || !strcmp(event, "serve_end"))
+            return ZM_EVENT_FRAME;
+    }
+    return ZM_EVENT_UNKNOWN;
+api:
+    if (has_suffix(event, length, "_entry", &stem) || has_suffix(event, length, "_exit", &stem)) {
+        *function = zm_intern_n(&reader->model->names, event, stem);
+        if (!*function) {
+            reader->failed = true;
+            return ZM_EVENT_UNKNOWN;
+        }
+        return event[stem + 1] == 'e' && event[stem + 2] == 'n' ? ZM_EVENT_API_ENTRY
+                                                                : ZM_EVENT_API_EXIT;
+    }
+    if (has_suffix(event, length, "_desc", &stem))
+        return ZM_EVENT_API_DESC;
+    return ZM_EVENT_UNKNOWN;
+}
+
+static const struct class_info *class_info_for(struct reader *reader, const bt_event *event)
+{
+    const bt_event_class *event_class = bt_event_borrow_class_const(event);
+    uint64_t *found = zm_map_find(&reader->class_index, (uint64_t)(uintptr_t)event_class, 0);
+    if (found)
+        return &reader->classes[*found];
+    struct class_info *classes =
+        realloc(reader->classes, (reader->class_count + 1) * sizeof(*classes));
+    if (!classes)
+        return NULL;
+    reader->classes = classes;
+    struct class_info *info = &classes[reader->class_count];
+    memset(info, 0, sizeof(*info));
+    const char *name = bt_event_class_get_name(event_class);
+    info->kind = classify(reader, name ? name : "", &info->function);
+    const bt_field_class *payload = bt_event_class_borrow_payload_field_class_const(event_class);
+    for (int i = 0; i < M_COUNT; i++)
+        info->member[i] = find_member(payload, member_names[i], &info->member_signed[i]);
+    const bt_field_class *context = bt_stream_class_borrow_event_common_context_field_class_const(
+        bt_event_class_borrow_stream_class_const(event_class));
+    bool unused;
+    info->vpid = find_member(context, "vpid", &unused);
+    info->vtid = find_member(context, "vtid", &unused);
+    if (zm_map_put(&reader->class_index, (uint64_t)(uintptr_t)event_class, 0,
+                   reader->class_count) != 0)
+        return NULL;
+    reader->class_count++;
+    return info;
+}
+
+static uint64_t integer_member(const bt_field *payload, const struct class_info *info,
+                               enum member member)
+{
+    if (info->member[member] < 0)
+        return 0;
+    const bt_field *field = bt_field_structure_borrow_member_field_by_index_const(
+        payload, (uint64_t)info->member[member]);
+    if (info->member_signed[member])
+        return (uint64_t)bt_field_integer_signed_get_value(field);
+    if (!bt_field_class_type_is(bt_field_get_class_type(field),
+                                BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
+        return 0;
+    return bt_field_integer_unsigned_get_value(field);
+}
+
+static const char *string_member(const bt_field *payload, const struct class_info *info,
+                                 enum member member)
+{
+    if (info->member[member] < 0)
+        return NULL;
+    const bt_field *field = bt_field_structure_borrow_member_field_by_index_const(
+        payload, (uint64_t)info->member[member]);
+    if (bt_field_get_class_type(field) != BT_FIELD_CLASS_TYPE_STRING)
+        return NULL;
+    return bt_field_string_get_value(field);
+}
+
+static int64_t context_member(const bt_field *context, int index)
+{
+    if (!context || index < 0)
+        return 0;
+    const bt_field *field =
+        bt_field_structure_borrow_member_field_by_index_const(context, (uint64_t)index);
+    if (bt_field_class_type_is(bt_field_get_class_type(field), BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
+        return bt_field_integer_signed_get_value(field);
+    return (int64_t)bt_field_integer_unsigned_get_value(field);
+}
+
+static int start_host(struct reader *reader)
+{
+    if (reader->host_started)
+        return 0;
+    reader->host_started = true;
+    return zm_model_begin_host(reader->model, reader->hostname, reader->path) < 0 ? -1 : 0;
+}
+
+static int handle_event(struct reader *reader, const bt_message *message)
+{
+    const bt_event *event = bt_message_event_borrow_event_const(message);
+    const struct class_info *info = class_info_for(reader, event);
+    if (!info || reader->failed || start_host(reader) != 0)
+        return -1;
+    int64_t ns = 0;
+    const bt_clock_snapshot *snapshot =
+        bt_message_event_borrow_default_clock_snapshot_const(message);
+    bt_clock_snapshot_get_ns_from_origin(snapshot, &ns);
+    if (reader->dump)
+        zm_dump_event(reader->dump, reader->model->hosts[reader->model->current_host].hostname, ns,
+                      event);
+    struct zm_event decoded = {.kind = info->kind, .ns = ns, .function = info->function};
+    if (info->kind == ZM_EVENT_UNKNOWN)
+        return zm_model_event(reader->model, &decoded);
+    const bt_field *context = bt_event_borrow_common_context_field_const(event);
+    decoded.pid = context_member(context, info->vpid);
+    decoded.tid = context_member(context, info->vtid);
+    if (info->kind == ZM_EVENT_API_ENTRY && info->member[M_COMMAND_LIST] >= 0) {
+        /* The list a zeCommandListDestroy/Reset is about: its appends can be forgotten. */
+        decoded.list =
+            integer_member(bt_event_borrow_payload_field_const(event), info, M_COMMAND_LIST);
+    } else if (info->kind != ZM_EVENT_API_ENTRY && info->kind != ZM_EVENT_API_DESC) {
+        const bt_field *payload = bt_event_borrow_payload_field_const(event);
+        decoded.result = (uint32_t)integer_member(payload, info, M_RESULT);
+        if (info->kind != ZM_EVENT_API_EXIT && info->kind != ZM_EVENT_FRAME) {
+            decoded.device = integer_member(payload, info, M_DEVICE);
+            decoded.anchor = integer_member(payload, info, M_ANCHOR);
+            decoded.sample = (uint32_t)integer_member(payload, info, M_SAMPLE);
+            decoded.device_ticks = integer_member(payload, info, M_DEVICE_TICKS);
+            decoded.call_id = integer_member(payload, info, M_CALL_ID);
+            decoded.execution = integer_member(payload, info, M_EXECUTION);
+            decoded.queue = integer_member(payload, info, M_QUEUE);
+            decoded.list = integer_member(payload, info, M_LIST);
+            decoded.timer_hz = integer_member(payload, info, M_TIMER_HZ);
+            decoded.global_start = integer_member(payload, info, M_GLOBAL_START);
+            decoded.global_end = integer_member(payload, info, M_GLOBAL_END);
+            decoded.bytes = integer_member(payload, info, M_BYTES);
+            decoded.groups = integer_member(payload, info, M_GROUPS);
+            decoded.status = (uint32_t)integer_member(payload, info, M_STATUS);
+            decoded.kernel_timestamp_valid_bits =
+                (uint32_t)integer_member(payload, info, M_KERNEL_BITS);
+            decoded.name = string_member(payload, info, M_NAME);
+            decoded.uuid = string_member(payload, info, M_UUID);
+            decoded.append_kind = string_member(payload, info, M_KIND);
+        }
+    }
+    return zm_model_event(reader->model, &decoded);
+}
+
+static void stream_beginning(struct reader *reader, const bt_message *message)
+{
+    if (reader->hostname)
+        return;
+    const bt_stream *stream = bt_message_stream_beginning_borrow_stream_const(message);
+    const bt_trace *trace = bt_stream_borrow_trace_const(stream);
+    const bt_value *value =
+        bt_trace_borrow_environment_entry_value_by_name_const(trace, "hostname");
+    if (value && bt_value_is_string(value))
+        reader->hostname = bt_value_string_get(value);
+}
+
+static bt_graph_simple_sink_component_consume_func_status consume(bt_message_iterator *iterator,
+                                                                  void *user_data)
+{
+    struct reader *reader = user_data;
+    bt_message_array_const messages;
+    uint64_t count;
+    switch (bt_message_iterator_next(iterator, &messages, &count)) {
+    case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
+        break;
+    case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
+        return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END;
+    case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
+        return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_AGAIN;
+    case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
+        return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_MEMORY_ERROR;
+    default:
+        return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
+    }
+    int status = 0;
+    for (uint64_t i = 0; i < count; i++) {
+        const bt_message *message = messages[i];
+        uint64_t lost;
+        if (status == 0) {
+            switch (bt_message_get_type(message)) {
+            case BT_MESSAGE_TYPE_EVENT:
+                status = handle_event(reader, message);
+                break;
+            case BT_MESSAGE_TYPE_STREAM_BEGINNING:
+                stream_beginning(reader, message);
+                break;
+            case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
+                /* The count is unknown when a stream's first packet already lost events: then
+                 * at least one was lost. */
+                if (bt_message_discarded_events_get_count(message, &lost) !=
+                    BT_PROPERTY_AVAILABILITY_AVAILABLE)
+                    lost = 1;
+                status = start_host(reader);
+                zm_model_discarded(reader->model, lost, false);
+                break;
+            case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
+                if (bt_message_discarded_packets_get_count(message, &lost) !=
+                    BT_PROPERTY_AVAILABILITY_AVAILABLE)
+                    lost = 1;
+                status = start_host(reader);
+                zm_model_discarded(reader->model, lost, true);
+                break;
+            default:
+                break;
+            }
+        }
+        bt_message_put_ref(message);
+    }
+    if (status != 0) {
+        reader->failed = true;
+        return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
+    }
+    return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
+}
+
+/* ---- The graph ------------------------------------------------------------------------- */
+
+/* nftw has no context argument: the directories found by the current walk. */
+static char **trace_dirs;
+static size_t trace_dir_count;
+static bool walk_failed;
+
+/* Collects every directory holding a CTF `metadata` file: one logical trace each (per-UID
+ * buffers give one per host and ABI, per-PID buffers one per process). */
+static int look_for_metadata(const char *path, const struct stat *info, int type, struct FTW *where)
+{
+    (void)info;
+    if (type != FTW_F || strcmp(path + where->base, "metadata") != 0)
+        return 0;
+    char **dirs = realloc(trace_dirs, (trace_dir_count + 1) * sizeof(*dirs));
+    char *dir = strndup(path, where->base > 0 ? (size_t)where->base - 1 : 0);
+    if (!dirs || !dir) {
+        free(dir);
+        if (dirs)
+            trace_dirs = dirs;
+        walk_failed = true;
+        return 1;
+    }
+    trace_dirs = dirs;
+    trace_dirs[trace_dir_count++] = dir;
+    return 0;
+}
+
+static void forget_trace_dirs(void)
+{
+    for (size_t i = 0; i < trace_dir_count; i++)
+        free(trace_dirs[i]);
+    free(trace_dirs);
+    trace_dirs = NULL;
+    trace_dir_count = 0;
+    walk_failed = false;
+}
+
+static int compare_paths(const void *left, const void *right)
+{
+    return strcmp(*(char *const *)left, *(char *const *)right);
+}
+
+/* The most recent (innermost) cause babeltrace2 gave, on one line, for the reason. */
+static void babeltrace_reason(char *text, size_t size, const char *fallback)
+{
+    snprintf(text, size, "%s", fallback);
+    const bt_error *error = bt_current_thread_take_error();
+    if (!error)
+        return;
+    uint64_t causes = bt_error_get_cause_count(error);
+    if (causes > 0) {
+        const bt_error_cause *cause = bt_error_borrow_cause_by_index(error, 0);
+        snprintf(text, size, "%s (%s)", fallback, bt_error_cause_get_message(cause));
+        for (char *p = text; *p; p++) {
+            if (*p == '\n' || *p == '\r' || *p == '\t')
+                *p = ' ';
+        }
+    }
+    bt_error_release(error);
+}
+
+int zm_reader_read(const char *path, struct zm_model *model, FILE *dump, bool verbose, char *reason,
+                   int reason_size)
+{
+    char why[400] = "";
+    int status = -1;
+    struct reader reader = {.model = model, .dump = dump, .path = path};
+    zm_map_init(&reader.class_index);
+    bt_graph *graph = NULL;
+    const bt_plugin *ctf = NULL, *utils = NULL;
+    bt_value *params = NULL;
+    uint64_t events_before = model->zeprof_events, unknown_before = model->anomalies.unknown_events;
+
+    struct stat info;
+    if (stat(path, &info) != 0) {
+        snprintf(why, sizeof(why), "%s", strerror(errno));
+        goto end;
+    }
+    if (!S_ISDIR(info.st_mode)) {
+        snprintf(why, sizeof(why), "not a directory");
+        goto end;
+    }
+    nftw(path, look_for_metadata, 16, FTW_PHYS);
+    if (walk_failed) {
+        snprintf(why, sizeof(why), "out of memory");
+        goto end;
+    }
+    if (trace_dir_count == 0) {
+        snprintf(why, sizeof(why), "no CTF trace in the directory");
+        goto end;
+    }
+    qsort(trace_dirs, trace_dir_count, sizeof(*trace_dirs), compare_paths);
+    if (bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, &ctf) !=
+            BT_PLUGIN_FIND_STATUS_OK ||
+        bt_plugin_find("utils", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, &utils) !=
+            BT_PLUGIN_FIND_STATUS_OK) {
+        snprintf(why, sizeof(why), "babeltrace2 plugins ctf and utils not found");
+        goto end;
+    }
+    graph = bt_graph_create(0);
+    if (!graph) {
+        snprintf(why, sizeof(why), "out of memory");
+        goto end;
+    }
+    const bt_component_filter *muxer;
+    if (bt_graph_add_filter_component(
+            graph, bt_plugin_borrow_filter_component_class_by_name_const(utils, "muxer"), "muxer",
+            NULL, BT_LOGGING_LEVEL_NONE, &muxer) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
+        babeltrace_reason(why, sizeof(why), "cannot create the muxer");
+        goto end;
+    }
+    uint64_t ports = 0;
+    for (size_t t = 0; t < trace_dir_count; t++) {
+        /* One source per logical trace: src.ctf.fs reads one trace (one UUID) per component. */
+        char source_name[32];
+        snprintf(source_name, sizeof(source_name), "source-%zu", t);
+        bt_value *inputs = NULL;
+        bt_value_put_ref(params);
+        params = bt_value_map_create();
+        if (!params ||
+            bt_value_map_insert_empty_array_entry(params, "inputs", &inputs) !=
+                BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK ||
+            bt_value_array_append_string_element(inputs, trace_dirs[t]) !=
+                BT_VALUE_ARRAY_APPEND_ELEMENT_STATUS_OK) {
+            snprintf(why, sizeof(why), "out of memory");
+            goto end;
+        }
+        const bt_component_source *source;
+        if (bt_graph_add_source_component(
+                graph, bt_plugin_borrow_source_component_class_by_name_const(ctf, "fs"),
+                source_name, params, BT_LOGGING_LEVEL_NONE,
+                &source) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
+            babeltrace_reason(why, sizeof(why), "cannot open the CTF trace");
+            goto end;
+        }
+        uint64_t count = bt_component_source_get_output_port_count(source);
+        for (uint64_t i = 0; i < count; i++, ports++) {
+            /* The muxer adds a fresh input port each time one is connected. */
+            if (bt_graph_connect_ports(
+                    graph, bt_component_source_borrow_output_port_by_index_const(source, i),
+                    bt_component_filter_borrow_input_port_by_index_const(muxer, ports),
+                    NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
+                babeltrace_reason(why, sizeof(why), "cannot connect the graph");
+                goto end;
+            }
+        }
+    }
+    const bt_component_sink *sink;
+    if (bt_graph_add_simple_sink_component(graph, "zeprof", NULL, consume, NULL, &reader, &sink) !=
+        BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
+        babeltrace_reason(why, sizeof(why), "cannot create the sink");
+        goto end;
+    }
+    if (bt_graph_connect_ports(graph,
+                               bt_component_filter_borrow_output_port_by_index_const(muxer, 0),
+                               bt_component_sink_borrow_input_port_by_index_const(sink, 0),
+                               NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
+        babeltrace_reason(why, sizeof(why), "cannot connect the graph");
+        goto end;
+    }
+    if (verbose)
+        fprintf(stderr, "zeprof-merge: reading %s (%llu streams)\n", path,
+                (unsigned long long)ports);
+    bt_graph_run_status run;
+    do {
+        run = bt_graph_run(graph);
+    } while (run == BT_GRAPH_RUN_STATUS_AGAIN);
+    if (reader.failed) {
+        bt_current_thread_clear_error();
+        snprintf(why, sizeof(why), "out of memory or temporary file error");
+        goto end;
+    }
+    if (run != BT_GRAPH_RUN_STATUS_OK) {
+        babeltrace_reason(why, sizeof(why), "cannot decode the trace (truncated or corrupt?)");
+        goto end;
+    }
+    if (model->zeprof_events == events_before) {
+        if (model->anomalies.unknown_events > unknown_before)
+            snprintf(why, sizeof(why), "no zeprof events (a trace from another tracer?)");
+        else
+            snprintf(why, sizeof(why), "no zeprof events (empty trace)");
+        goto end;
+    }
+    if (zm_model_end_host(model) != 0) {
+        snprintf(why, sizeof(why), "out of memory or temporary file error");
+        goto end;
+    }
+    status = 0;
+end:
+    if (status != 0)
+        snprintf(reason, (size_t)reason_size, "Failed to read trace: path=%s, reason=%s", path,
+                 why);
+    bt_graph_put_ref(graph);
+    bt_value_put_ref(params);
+    bt_plugin_put_ref(ctf);
+    bt_plugin_put_ref(utils);
+    free(reader.classes);
+    forget_trace_dirs();
+    zm_map_release(&reader.class_index);
+    return status;
+}

@@ -1,0 +1,24 @@
+/*
+ * reader: reads one trace directory (one host) with a babeltrace2 graph
+ *   src.ctf.fs -> flt.utils.muxer -> simple sink (this module)
+ * and feeds the model decoded events in time order: event class names mapped to kinds, payload
+ * fields by their docs/tracepoints.md names, vpid/vtid from the stream event context, the default
+ * clock snapshot in ns from origin, the trace environment's hostname, and discarded-events and
+ * discarded-packets messages. With a dump stream, also prints every event (-t).
+ * Babeltrace2's own logging is silenced; failures come back as one "Failed to read trace: …" line.
+ */
+#ifndef ZM_READER_H
+#define ZM_READER_H
+
+#include "model.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/* Quiets libbabeltrace2 (call once, before any graph). */
+void zm_reader_setup(void);
+/* Reads `path` into `model` as a new host. 0 on success; -1 with `reason` filled. */
+int zm_reader_read(const char *path, struct zm_model *model, FILE *dump, bool verbose, char *reason,
+                   int reason_size);
+
+#endif

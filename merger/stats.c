@@ -1,0 +1,134 @@
+#include "stats.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void table_init(struct zm_stat_table *table)
+{
+    table->rows = NULL;
+    table->count = table->capacity = 0;
+    zm_map_init(&table->index);
+}
+
+static void table_release(struct zm_stat_table *table)
+{
+    free(table->rows);
+    zm_map_release(&table->index);
+    table_init(table);
+}
+
+void zm_stats_init(struct zm_stats *stats, bool extended)
+{
+    stats->extended = extended;
+    table_init(&stats->api);
+    table_init(&stats->device);
+}
+
+void zm_stats_release(struct zm_stats *stats)
+{
+    table_release(&stats->api);
+    table_release(&stats->device);
+}
+
+bool zm_stats_result_is_error(uint32_t result)
+{
+    return result >= 0x70000000u;
+}
+
+static struct zm_stat_row *row_for(struct zm_stat_table *table, const char *name, uint64_t where)
+{
+    uint64_t *index = zm_map_find(&table->index, (uint64_t)(uintptr_t)name, where);
+    if (index)
+        return &table->rows[*index];
+    if (table->count == table->capacity) {
+        size_t capacity = table->capacity ? table->capacity * 2 : 64;
+        struct zm_stat_row *rows = realloc(table->rows, capacity * sizeof(*rows));
+        if (!rows)
+            return NULL;
+        table->rows = rows;
+        table->capacity = capacity;
+    }
+    if (zm_map_put(&table->index, (uint64_t)(uintptr_t)name, where, table->count) != 0)
+        return NULL;
+    struct zm_stat_row *row = &table->rows[table->count++];
+    *row = (struct zm_stat_row){.name = name, .min_ns = INT64_MAX, .max_ns = INT64_MIN};
+    return row;
+}
+
+static void add(struct zm_stat_row *row, int64_t duration_ns)
+{
+    row->calls++;
+    row->total_ns += duration_ns;
+    if (duration_ns < row->min_ns)
+        row->min_ns = duration_ns;
+    if (duration_ns > row->max_ns)
+        row->max_ns = duration_ns;
+}
+
+int zm_stats_add_api(struct zm_stats *stats, const char *name, uint32_t host, int64_t pid,
+                     int64_t tid, int64_t duration_ns, uint32_t result)
+{
+    uint64_t where = 0;
+    if (stats->extended) /* pid and tid fit 24 bits on Linux (pid_max <= 2^22) */
+        where =
+            (uint64_t)host << 48 | ((uint64_t)pid & 0xffffff) << 24 | ((uint64_t)tid & 0xffffff);
+    struct zm_stat_row *row = row_for(&stats->api, name, where);
+    if (!row)
+        return -1;
+    if (stats->extended) {
+        row->host = host;
+        row->pid = pid;
+        row->tid = tid;
+    }
+    add(row, duration_ns);
+    if (zm_stats_result_is_error(result))
+        row->errors++;
+    return 0;
+}
+
+int zm_stats_add_device(struct zm_stats *stats, const char *name, uint32_t host, uint32_t device,
+                        int64_t duration_ns)
+{
+    uint64_t where = stats->extended ? ((uint64_t)host << 32 | device) + 1 : 0;
+    struct zm_stat_row *row = row_for(&stats->device, name, where);
+    if (!row)
+        return -1;
+    if (stats->extended) {
+        row->host = host;
+        row->device = device;
+    }
+    add(row, duration_ns);
+    return 0;
+}
+
+static int compare_rows(const void *left, const void *right)
+{
+    const struct zm_stat_row *a = left, *b = right;
+    if (a->total_ns != b->total_ns)
+        return a->total_ns > b->total_ns ? -1 : 1;
+    int by_name = strcmp(a->name, b->name);
+    if (by_name)
+        return by_name;
+    if (a->host != b->host)
+        return a->host < b->host ? -1 : 1;
+    if (a->pid != b->pid)
+        return a->pid < b->pid ? -1 : 1;
+    if (a->tid != b->tid)
+        return a->tid < b->tid ? -1 : 1;
+    return a->device < b->device ? -1 : a->device > b->device;
+}
+
+void zm_stats_sort(struct zm_stat_table *table)
+{
+    if (table->count > 1)
+        qsort(table->rows, table->count, sizeof(*table->rows), compare_rows);
+    zm_map_release(&table->index);
+}
+
+int64_t zm_stats_total(const struct zm_stat_table *table)
+{
+    int64_t total = 0;
+    for (size_t i = 0; i < table->count; i++)
+        total += table->rows[i].total_ns;
+    return total;
+}

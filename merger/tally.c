@@ -1,0 +1,172 @@
+#include "tally.h"
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <string.h>
+
+struct anomaly_field {
+    const char *key;
+    size_t offset;
+};
+
+/* The order in which anomalies are listed (JSON and footer alike). */
+static const struct anomaly_field anomaly_fields[] = {
+    {"orphan_exits", offsetof(struct zm_anomalies, orphan_exits)},
+    {"synthetic_closes", offsetof(struct zm_anomalies, synthetic_closes)},
+    {"discarded_events", offsetof(struct zm_anomalies, discarded_events)},
+    {"discarded_packets", offsetof(struct zm_anomalies, discarded_packets)},
+    {"inverted_intervals", offsetof(struct zm_anomalies, inverted_intervals)},
+    {"unknown_events", offsetof(struct zm_anomalies, unknown_events)},
+    {"lost_timings", offsetof(struct zm_anomalies, lost_timings)},
+    {"unmatched_timings", offsetof(struct zm_anomalies, unmatched_timings)},
+    {"unanchored_timings", offsetof(struct zm_anomalies, unanchored_timings)},
+};
+
+static uint64_t anomaly_value(const struct zm_anomalies *anomalies, size_t i)
+{
+    uint64_t value;
+    memcpy(&value, (const char *)anomalies + anomaly_fields[i].offset, sizeof(value));
+    return value;
+}
+
+json_t *zm_tally_anomalies_json(const struct zm_anomalies *anomalies)
+{
+    json_t *object = json_object();
+    for (size_t i = 0; object && i < sizeof(anomaly_fields) / sizeof(*anomaly_fields); i++)
+        json_object_set_new(object, anomaly_fields[i].key,
+                            json_integer((json_int_t)anomaly_value(anomalies, i)));
+    return object;
+}
+
+/* A duration for people: 3 significant digits and a unit. */
+static void format_duration(char *text, size_t size, int64_t ns)
+{
+    double value = (double)ns;
+    if (ns < 1000)
+        snprintf(text, size, "%" PRId64 "ns", ns);
+    else if (ns < 1000000)
+        snprintf(text, size, "%.2fus", value / 1e3);
+    else if (ns < 1000000000)
+        snprintf(text, size, "%.2fms", value / 1e6);
+    else
+        snprintf(text, size, "%.3fs", value / 1e9);
+}
+
+static const char *plural(size_t n, const char *one, const char *many)
+{
+    return n == 1 ? one : many;
+}
+
+static void print_table(FILE *out, const struct zm_model *model, struct zm_stat_table *table,
+                        bool device, bool extended)
+{
+    zm_stats_sort(table);
+    int64_t total = zm_stats_total(table);
+    int name_width = 4;
+    for (size_t i = 0; i < table->count; i++) {
+        int length = (int)strlen(table->rows[i].name);
+        if (length > name_width)
+            name_width = length;
+    }
+    char where_header[64] = "";
+    if (extended)
+        snprintf(where_header, sizeof(where_header),
+                 device ? " | %-16s | %-20s" : " | %-16s | %8s | %8s", "Host",
+                 device ? "Device" : "PID", "TID");
+    fprintf(out, "%-*s%s | %10s | %7s | %10s | %10s | %10s | %10s%s\n", name_width, "Name",
+            where_header, "Time", "Time(%)", "Calls", "Average", "Min", "Max",
+            device ? "" : " |     Errors");
+    for (size_t i = 0; i < table->count; i++) {
+        const struct zm_stat_row *row = &table->rows[i];
+        char time[32], average[32], min[32], max[32], where[128] = "";
+        format_duration(time, sizeof(time), row->total_ns);
+        format_duration(average, sizeof(average), row->total_ns / (int64_t)row->calls);
+        format_duration(min, sizeof(min), row->min_ns);
+        format_duration(max, sizeof(max), row->max_ns);
+        if (extended && device)
+            snprintf(where, sizeof(where), " | %-16s | %-20s", model->hosts[row->host].hostname,
+                     model->labels[row->device].name);
+        else if (extended)
+            snprintf(where, sizeof(where), " | %-16s | %8" PRId64 " | %8" PRId64,
+                     model->hosts[row->host].hostname, row->pid, row->tid);
+        fprintf(out, "%-*s%s | %10s | %6.2f%% | %10" PRIu64 " | %10s | %10s | %10s", name_width,
+                row->name, where, time, total ? 100.0 * (double)row->total_ns / (double)total : 0.0,
+                row->calls, average, min, max);
+        if (!device)
+            fprintf(out, " | %10" PRIu64, row->errors);
+        fputc('\n', out);
+    }
+}
+
+int zm_tally_print_text(FILE *out, const struct zm_model *model, struct zm_stats *stats)
+{
+    size_t processes = zm_model_process_count(model), threads = zm_model_thread_count(model);
+    fprintf(out, "zeprof: %u %s, %zu %s, %zu %s, %zu %s\n\n", model->host_count,
+            plural(model->host_count, "host", "hosts"), processes,
+            plural(processes, "process", "processes"), threads,
+            plural(threads, "thread", "threads"), model->label_count,
+            plural(model->label_count, "device", "devices"));
+    fputs("API calls\n", out);
+    print_table(out, model, &stats->api, false, stats->extended);
+    fputs("\nDevice work\n", out);
+    print_table(out, model, &stats->device, true, stats->extended);
+    bool any = false;
+    for (size_t i = 0; i < sizeof(anomaly_fields) / sizeof(*anomaly_fields); i++) {
+        uint64_t value = anomaly_value(&model->anomalies, i);
+        if (!value)
+            continue;
+        fprintf(out, "%s%s=%" PRIu64, any ? ", " : "\nAnomalies: ", anomaly_fields[i].key, value);
+        any = true;
+    }
+    if (any)
+        fputc('\n', out);
+    return ferror(out) ? -1 : 0;
+}
+
+static json_t *rows_json(const struct zm_model *model, struct zm_stat_table *table, bool device,
+                         bool extended)
+{
+    zm_stats_sort(table);
+    json_t *rows = json_array();
+    for (size_t i = 0; rows && i < table->count; i++) {
+        const struct zm_stat_row *row = &table->rows[i];
+        json_t *object =
+            json_pack("{s:s, s:I, s:I, s:I, s:I, s:I}", "name", row->name, "calls",
+                      (json_int_t)row->calls, "total_ns", (json_int_t)row->total_ns, "avg_ns",
+                      (json_int_t)(row->total_ns / (int64_t)row->calls), "min_ns",
+                      (json_int_t)row->min_ns, "max_ns", (json_int_t)row->max_ns);
+        if (!object)
+            continue;
+        if (!device)
+            json_object_set_new(object, "errors", json_integer((json_int_t)row->errors));
+        if (extended) {
+            json_object_set_new(object, "hostname", json_string(model->hosts[row->host].hostname));
+            if (device) {
+                json_object_set_new(object, "device", json_string(model->labels[row->device].name));
+            } else {
+                json_object_set_new(object, "pid", json_integer(row->pid));
+                json_object_set_new(object, "tid", json_integer(row->tid));
+            }
+        }
+        json_array_append_new(rows, object);
+    }
+    return rows;
+}
+
+int zm_tally_print_json(FILE *out, const struct zm_model *model, struct zm_stats *stats)
+{
+    json_t *tally = json_pack("{s:I, s:I, s:I, s:I}", "hosts", (json_int_t)model->host_count,
+                              "processes", (json_int_t)zm_model_process_count(model), "threads",
+                              (json_int_t)zm_model_thread_count(model), "devices",
+                              (json_int_t)model->label_count);
+    if (!tally)
+        return -1;
+    json_object_set_new(tally, "api", rows_json(model, &stats->api, false, stats->extended));
+    json_object_set_new(tally, "device", rows_json(model, &stats->device, true, stats->extended));
+    json_object_set_new(tally, "anomalies", zm_tally_anomalies_json(&model->anomalies));
+    int status = json_dumpf(tally, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+    fputc('\n', out);
+    json_decref(tally);
+    return status != 0 || ferror(out) ? -1 : 0;
+}

@@ -1,0 +1,20 @@
+/*
+ * tally: the tally of INTERFACE.md "Tally", as text or JSON. Reads the model (hosts, devices,
+ * counts, anomalies) and the statistics; sorts the statistics' rows (so call it once, at the end).
+ * Borrows everything.
+ */
+#ifndef ZM_TALLY_H
+#define ZM_TALLY_H
+
+#include "model.h"
+#include "stats.h"
+
+#include <jansson.h>
+#include <stdio.h>
+
+/* metadata.anomalies and the tally's "anomalies": every counter, zero or not. New reference. */
+json_t *zm_tally_anomalies_json(const struct zm_anomalies *anomalies);
+int zm_tally_print_text(FILE *out, const struct zm_model *model, struct zm_stats *stats);
+int zm_tally_print_json(FILE *out, const struct zm_model *model, struct zm_stats *stats);
+
+#endif

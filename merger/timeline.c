@@ -1,0 +1,520 @@
+#include "timeline.h"
+
+#include "jsonout.h"
+#include "map.h"
+#include "sorter.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define SORTER_BUDGET (32u << 20) /* bytes of records kept in memory before a run is spilled */
+
+enum lane_kind { LANE_PROCESS, LANE_THREAD, LANE_DEVICE, LANE_QUEUE };
+enum record_type { RECORD_API = 1, RECORD_DEVICE, RECORD_FLOW_START };
+
+struct sibling {
+    uint32_t number;
+    int64_t end_ns; /* axis time at which the sibling's last slice ends */
+};
+
+struct lane {
+    enum lane_kind kind;
+    uint32_t number; /* the Chrome pid (process kinds) or tid (thread kinds) */
+    uint32_t parent; /* thread kinds: index of the process lane */
+    uint32_t host;
+    int64_t pid, tid;         /* API lanes */
+    uint64_t queue;           /* queue lanes */
+    const char *device_name;  /* Weak: device lanes */
+    struct sibling *siblings; /* Owned by this: queue lanes, [0] is the lane itself */
+    size_t sibling_count, sibling_capacity;
+};
+
+struct api_record {
+    uint8_t type, synthetic;
+    uint32_t result, thread_lane;
+    int64_t duration_ns;
+    const char *name; /* Weak: interned, alive until finish */
+};
+
+struct device_record {
+    uint8_t type;
+    uint32_t queue_lane;
+    int64_t duration_ns, uncertainty_ns;
+    uint64_t flow, call_id, execution;
+    const char *name; /* Weak: interned */
+};
+
+struct flow_record {
+    uint8_t type;
+    uint32_t thread_lane;
+    uint64_t flow;
+};
+
+struct zm_timeline {
+    char *path, *temp_path; /* Owned by this */
+    FILE *out;              /* Owned by this */
+    struct zm_sorter sorter;
+    struct zm_out text; /* buffers the output while it is merged */
+    struct lane *lanes; /* Owned by this */
+    size_t lane_count, lane_capacity;
+    uint32_t next_number;
+    struct zm_map process_lanes, thread_lanes, device_lanes, queue_lanes;
+    const char **hostnames; /* Weak each; array owned by this */
+    uint32_t host_count;
+    uint64_t next_flow;
+    /* Merge state */
+    const struct zm_timeline_placement *placement;
+    bool have_origin, first_event;
+    int64_t origin_ns;
+};
+
+static void fail(char *reason, int size, const char *what, const char *path)
+{
+    snprintf(reason, (size_t)size, "Failed to %s: path=%s, reason=%s", what, path, strerror(errno));
+}
+
+struct zm_timeline *zm_timeline_open(const char *path, char *reason, int reason_size)
+{
+    struct zm_timeline *timeline = calloc(1, sizeof(*timeline));
+    if (!timeline)
+        return NULL;
+    timeline->path = strdup(path);
+    size_t length = strlen(path) + sizeof(".tmp.XXXXXX");
+    timeline->temp_path = malloc(length);
+    if (!timeline->path || !timeline->temp_path ||
+        zm_sorter_init(&timeline->sorter, SORTER_BUDGET) != 0) {
+        errno = ENOMEM;
+        goto error;
+    }
+    snprintf(timeline->temp_path, length, "%s.tmp.XXXXXX", path);
+    int fd = mkstemp(timeline->temp_path);
+    if (fd < 0)
+        goto error;
+    /* mkstemp creates 0600; the timeline is an ordinary file: 0666 less the umask. */
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
+    timeline->out = fdopen(fd, "w");
+    if (!timeline->out) {
+        close(fd);
+        unlink(timeline->temp_path);
+        goto error;
+    }
+    zm_map_init(&timeline->process_lanes);
+    zm_map_init(&timeline->thread_lanes);
+    zm_map_init(&timeline->device_lanes);
+    zm_map_init(&timeline->queue_lanes);
+    timeline->next_number = 1;
+    return timeline;
+error:
+    fail(reason, reason_size, "write timeline", path);
+    free(timeline->temp_path);
+    timeline->temp_path = NULL;
+    zm_timeline_abort(timeline);
+    return NULL;
+}
+
+static void destroy(struct zm_timeline *timeline)
+{
+    for (size_t i = 0; i < timeline->lane_count; i++)
+        free(timeline->lanes[i].siblings);
+    free(timeline->lanes);
+    zm_map_release(&timeline->process_lanes);
+    zm_map_release(&timeline->thread_lanes);
+    zm_map_release(&timeline->device_lanes);
+    zm_map_release(&timeline->queue_lanes);
+    zm_sorter_release(&timeline->sorter);
+    zm_out_release(&timeline->text);
+    free(timeline->hostnames);
+    free(timeline->path);
+    free(timeline->temp_path);
+    free(timeline);
+}
+
+void zm_timeline_abort(struct zm_timeline *timeline)
+{
+    if (!timeline)
+        return;
+    if (timeline->out) {
+        fclose(timeline->out);
+        unlink(timeline->temp_path);
+    }
+    destroy(timeline);
+}
+
+int zm_timeline_begin_host(struct zm_timeline *timeline, uint32_t host, const char *hostname)
+{
+    if (host >= timeline->host_count) {
+        const char **names = realloc(timeline->hostnames, (host + 1) * sizeof(*names));
+        if (!names)
+            return -1;
+        timeline->hostnames = names;
+        timeline->host_count = host + 1;
+    }
+    timeline->hostnames[host] = hostname;
+    return 0;
+}
+
+/* Returns the index of a new lane, or -1. */
+static long add_lane(struct zm_timeline *timeline, const struct lane *lane)
+{
+    if (timeline->lane_count == timeline->lane_capacity) {
+        size_t capacity = timeline->lane_capacity ? timeline->lane_capacity * 2 : 64;
+        struct lane *lanes = realloc(timeline->lanes, capacity * sizeof(*lanes));
+        if (!lanes)
+            return -1;
+        timeline->lanes = lanes;
+        timeline->lane_capacity = capacity;
+    }
+    timeline->lanes[timeline->lane_count] = *lane;
+    timeline->lanes[timeline->lane_count].number = timeline->next_number++;
+    return (long)timeline->lane_count++;
+}
+
+/* Finds or creates the lane stored in `map` under (a, b). */
+static long lane_for(struct zm_timeline *timeline, struct zm_map *map, uint64_t a, uint64_t b,
+                     const struct lane *model)
+{
+    uint64_t *found = zm_map_find(map, a, b);
+    if (found)
+        return (long)*found;
+    long index = add_lane(timeline, model);
+    if (index < 0 || zm_map_put(map, a, b, (uint64_t)index) != 0)
+        return -1;
+    return index;
+}
+
+static uint64_t process_key(uint32_t host, int64_t pid)
+{
+    return (uint64_t)host << 32 | ((uint64_t)pid & 0xffffffffu);
+}
+
+int zm_timeline_api_span(struct zm_timeline *timeline, uint32_t host, int64_t pid, int64_t tid,
+                         const char *function, int64_t start_ns, int64_t end_ns, uint32_t result,
+                         bool synthetic)
+{
+    long process = lane_for(timeline, &timeline->process_lanes, host, (uint64_t)pid,
+                            &(struct lane){.kind = LANE_PROCESS, .host = host, .pid = pid});
+    if (process < 0)
+        return -1;
+    long thread = lane_for(timeline, &timeline->thread_lanes, process_key(host, pid), (uint64_t)tid,
+                           &(struct lane){.kind = LANE_THREAD,
+                                          .parent = (uint32_t)process,
+                                          .host = host,
+                                          .pid = pid,
+                                          .tid = tid});
+    if (thread < 0)
+        return -1;
+    /* Field by field after a memset: the padding is written to spill files too. */
+    struct api_record record;
+    memset(&record, 0, sizeof(record));
+    record.type = RECORD_API;
+    record.synthetic = synthetic;
+    record.result = result;
+    record.thread_lane = (uint32_t)thread;
+    record.duration_ns = end_ns - start_ns;
+    record.name = function;
+    return zm_sorter_add(&timeline->sorter, start_ns, host, &record, sizeof(record));
+}
+
+int zm_timeline_device_span(struct zm_timeline *timeline, const struct zm_device_span *span)
+{
+    long device = lane_for(
+        timeline, &timeline->device_lanes, span->host, span->device_label,
+        &(struct lane){.kind = LANE_DEVICE, .host = span->host, .device_name = span->device_name});
+    if (device < 0)
+        return -1;
+    /* Queue handles are per process; the device label keeps two devices' queues apart. */
+    long queue = lane_for(timeline, &timeline->queue_lanes, process_key(span->host, span->pid),
+                          span->queue ^ ((uint64_t)span->device_label << 56),
+                          &(struct lane){.kind = LANE_QUEUE,
+                                         .parent = (uint32_t)device,
+                                         .host = span->host,
+                                         .pid = span->pid,
+                                         .queue = span->queue});
+    if (queue < 0)
+        return -1;
+    uint64_t flow = 0;
+    if (span->linked) {
+        long process =
+            lane_for(timeline, &timeline->process_lanes, span->host, (uint64_t)span->pid,
+                     &(struct lane){.kind = LANE_PROCESS, .host = span->host, .pid = span->pid});
+        if (process < 0)
+            return -1;
+        long thread = lane_for(timeline, &timeline->thread_lanes,
+                               process_key(span->host, span->pid), (uint64_t)span->api_tid,
+                               &(struct lane){.kind = LANE_THREAD,
+                                              .parent = (uint32_t)process,
+                                              .host = span->host,
+                                              .pid = span->pid,
+                                              .tid = span->api_tid});
+        if (thread < 0)
+            return -1;
+        flow = ++timeline->next_flow;
+        struct flow_record start;
+        memset(&start, 0, sizeof(start));
+        start.type = RECORD_FLOW_START;
+        start.thread_lane = (uint32_t)thread;
+        start.flow = flow;
+        if (zm_sorter_add(&timeline->sorter, span->append_ns, span->host, &start, sizeof(start)) !=
+            0)
+            return -1;
+    }
+    struct device_record record;
+    memset(&record, 0, sizeof(record));
+    record.type = RECORD_DEVICE;
+    record.queue_lane = (uint32_t)queue;
+    record.duration_ns = span->end_ns - span->start_ns;
+    record.uncertainty_ns = span->uncertainty_ns;
+    record.flow = flow;
+    record.call_id = span->call_id;
+    record.execution = span->execution;
+    record.name = span->name;
+    return zm_sorter_add(&timeline->sorter, span->start_ns, span->host, &record, sizeof(record));
+}
+
+int zm_timeline_end_host(struct zm_timeline *timeline)
+{
+    return zm_sorter_flush(&timeline->sorter);
+}
+
+/* ---- Writing ---------------------------------------------------------------------------- */
+
+static void separator(struct zm_timeline *timeline)
+{
+    if (!timeline->first_event)
+        zm_out_literal(&timeline->text, ",\n");
+    timeline->first_event = false;
+}
+
+static bool host_placed(const struct zm_timeline *timeline, uint32_t host)
+{
+    const struct zm_timeline_placement *placement = timeline->placement;
+    return placement->placed(placement->context, host);
+}
+
+static void write_lane_name(struct zm_timeline *timeline, const struct lane *lane, uint32_t sibling,
+                            int64_t ts_ns)
+{
+    bool process = lane->kind == LANE_PROCESS || lane->kind == LANE_DEVICE;
+    const struct lane *parent = process ? lane : &timeline->lanes[lane->parent];
+    uint32_t tid = process ? 0 : lane->number;
+    if (lane->kind == LANE_QUEUE && sibling > 0)
+        tid = lane->siblings[sibling].number;
+    char name[512] = "";
+    const char *prefix = host_placed(timeline, lane->host) ? "" : "[unplaced] ";
+    const char *hostname = timeline->hostnames[lane->host];
+    switch (lane->kind) {
+    case LANE_PROCESS:
+        snprintf(name, sizeof(name), "%s%s pid %" PRId64, prefix, hostname, lane->pid);
+        break;
+    case LANE_DEVICE:
+        snprintf(name, sizeof(name), "%s%s %s", prefix, hostname, lane->device_name);
+        break;
+    case LANE_THREAD:
+        snprintf(name, sizeof(name), "tid %" PRId64, lane->tid);
+        break;
+    case LANE_QUEUE:
+        if (sibling == 0)
+            snprintf(name, sizeof(name), "queue 0x%" PRIx64 " pid %" PRId64, lane->queue,
+                     lane->pid);
+        else
+            snprintf(name, sizeof(name), "queue 0x%" PRIx64 " pid %" PRId64 " #%u", lane->queue,
+                     lane->pid, sibling + 1);
+        break;
+    }
+    struct zm_out *text = &timeline->text;
+    separator(timeline);
+    zm_out_literal(text, "{\"ph\":\"M\",\"ts\":");
+    zm_out_micros(text, ts_ns);
+    if (process)
+        zm_out_literal(text, ",\"name\":\"process_name\",\"pid\":");
+    else
+        zm_out_literal(text, ",\"name\":\"thread_name\",\"pid\":");
+    zm_out_u64(text, parent->number);
+    zm_out_literal(text, ",\"tid\":");
+    zm_out_u64(text, tid);
+    zm_out_literal(text, ",\"args\":{\"name\":");
+    zm_out_string(text, name);
+    zm_out_literal(text, "}}");
+}
+
+/* The sibling of a queue lane free at `start`; a new one (named on the spot) when none is. */
+static int sibling_for(struct zm_timeline *timeline, struct lane *lane, int64_t start, int64_t end,
+                       int64_t ts_ns)
+{
+    for (size_t i = 0; i < lane->sibling_count; i++) {
+        if (lane->siblings[i].end_ns <= start) {
+            lane->siblings[i].end_ns = end;
+            return (int)i;
+        }
+    }
+    if (lane->sibling_count == lane->sibling_capacity) {
+        size_t capacity = lane->sibling_capacity ? lane->sibling_capacity * 2 : 4;
+        struct sibling *siblings = realloc(lane->siblings, capacity * sizeof(*siblings));
+        if (!siblings)
+            return -1;
+        lane->siblings = siblings;
+        lane->sibling_capacity = capacity;
+    }
+    uint32_t number = lane->sibling_count == 0 ? lane->number : timeline->next_number++;
+    lane->siblings[lane->sibling_count++] = (struct sibling){number, end};
+    if (lane->sibling_count > 1)
+        write_lane_name(timeline, lane, (uint32_t)lane->sibling_count - 1, ts_ns);
+    return (int)lane->sibling_count - 1;
+}
+
+static int64_t axis_of(void *context, uint32_t host, int64_t key)
+{
+    const struct zm_timeline *timeline = context;
+    return key + timeline->placement->offset_ns(timeline->placement->context, host);
+}
+
+/* The part of an "X" event common to API and device slices. */
+static void slice_head(struct zm_out *text, const char *category, const char *name, int64_t ts,
+                       int64_t duration_ns, uint32_t pid, uint32_t tid, const char *hostname)
+{
+    zm_out_literal(text, "{\"ph\":\"X\",\"cat\":\"");
+    zm_out_raw(text, category, strlen(category));
+    zm_out_literal(text, "\",\"name\":");
+    zm_out_string(text, name);
+    zm_out_literal(text, ",\"ts\":");
+    zm_out_micros(text, ts);
+    zm_out_literal(text, ",\"dur\":");
+    zm_out_micros(text, duration_ns);
+    zm_out_literal(text, ",\"pid\":");
+    zm_out_u64(text, pid);
+    zm_out_literal(text, ",\"tid\":");
+    zm_out_u64(text, tid);
+    zm_out_literal(text, ",\"args\":{\"host\":");
+    zm_out_string(text, hostname);
+}
+
+static void flow_event(struct zm_out *text, const char *phase, int64_t ts, uint64_t flow,
+                       uint32_t pid, uint32_t tid)
+{
+    zm_out_raw(text, phase, strlen(phase));
+    zm_out_literal(text, ",\"cat\":\"append\",\"name\":\"append\",\"ts\":");
+    zm_out_micros(text, ts);
+    zm_out_literal(text, ",\"id\":");
+    zm_out_u64(text, flow);
+    zm_out_literal(text, ",\"pid\":");
+    zm_out_u64(text, pid);
+    zm_out_literal(text, ",\"tid\":");
+    zm_out_u64(text, tid);
+    zm_out_literal(text, "}");
+}
+
+static int emit(void *context, int64_t axis_ns, uint32_t host, const void *payload, uint32_t length)
+{
+    struct zm_timeline *timeline = context;
+    struct zm_out *text = &timeline->text;
+    (void)length;
+    if (!timeline->have_origin) {
+        timeline->have_origin = true;
+        timeline->origin_ns = axis_ns;
+    }
+    int64_t ts = axis_ns - timeline->origin_ns;
+    const char *hostname = timeline->hostnames[host];
+    uint8_t type;
+    memcpy(&type, payload, 1);
+    if (type == RECORD_API) {
+        struct api_record record;
+        memcpy(&record, payload, sizeof(record));
+        const struct lane *thread = &timeline->lanes[record.thread_lane];
+        separator(timeline);
+        slice_head(text, "api", record.name, ts, record.duration_ns,
+                   timeline->lanes[thread->parent].number, thread->number, hostname);
+        zm_out_literal(text, ",\"pid\":");
+        zm_out_i64(text, thread->pid);
+        zm_out_literal(text, ",\"tid\":");
+        zm_out_i64(text, thread->tid);
+        zm_out_literal(text, ",\"result\":");
+        zm_out_u64(text, record.result);
+        if (record.synthetic)
+            zm_out_literal(text, ",\"synthetic\":true");
+        zm_out_literal(text, "}}");
+    } else if (type == RECORD_FLOW_START) {
+        struct flow_record record;
+        memcpy(&record, payload, sizeof(record));
+        const struct lane *thread = &timeline->lanes[record.thread_lane];
+        separator(timeline);
+        flow_event(text, "{\"ph\":\"s\"", ts, record.flow, timeline->lanes[thread->parent].number,
+                   thread->number);
+    } else if (type == RECORD_DEVICE) {
+        struct device_record record;
+        memcpy(&record, payload, sizeof(record));
+        struct lane *queue = &timeline->lanes[record.queue_lane];
+        const struct lane *device = &timeline->lanes[queue->parent];
+        int sibling = sibling_for(timeline, queue, axis_ns, axis_ns + record.duration_ns, ts);
+        if (sibling < 0)
+            return -1;
+        uint32_t tid = queue->siblings[sibling].number;
+        separator(timeline);
+        slice_head(text, "device", record.name, ts, record.duration_ns, device->number, tid,
+                   hostname);
+        zm_out_literal(text, ",\"device\":");
+        zm_out_string(text, device->device_name);
+        zm_out_literal(text, ",\"uncertainty_ns\":");
+        zm_out_i64(text, record.uncertainty_ns);
+        zm_out_literal(text, ",\"pid\":");
+        zm_out_i64(text, queue->pid);
+        zm_out_literal(text, ",\"queue\":\"");
+        zm_out_hex(text, queue->queue);
+        zm_out_literal(text, "\",\"call_id\":");
+        zm_out_u64(text, record.call_id);
+        zm_out_literal(text, ",\"execution\":");
+        zm_out_u64(text, record.execution);
+        zm_out_literal(text, "}}");
+        if (record.flow) {
+            separator(timeline);
+            flow_event(text, "{\"ph\":\"f\",\"bp\":\"e\"", ts, record.flow, device->number, tid);
+        }
+    }
+    zm_out_maybe_flush(text);
+    return text->failed ? -1 : 0;
+}
+
+int zm_timeline_finish(struct zm_timeline *timeline, const struct zm_timeline_placement *placement,
+                       json_t *metadata, char *reason, int reason_size)
+{
+    FILE *out = timeline->out;
+    timeline->placement = placement;
+    timeline->first_event = true;
+    zm_out_init(&timeline->text, out);
+    zm_out_literal(&timeline->text, "{\"traceEvents\":[\n");
+    for (size_t i = 0; i < timeline->lane_count; i++) {
+        struct lane *lane = &timeline->lanes[i];
+        write_lane_name(timeline, lane, 0, 0);
+    }
+    if (zm_sorter_merge(&timeline->sorter, axis_of, emit, timeline) != 0)
+        goto error;
+    zm_out_literal(&timeline->text, "\n],\"displayTimeUnit\":\"ns\",\"metadata\":");
+    if (zm_out_flush(&timeline->text) != 0)
+        goto error;
+    json_object_set_new(metadata, "origin_ns", json_integer(timeline->origin_ns));
+    if (json_dumpf(metadata, out, JSON_COMPACT) != 0)
+        goto error;
+    fputs("}\n", out);
+    if (ferror(out) || fflush(out) != 0 || fsync(fileno(out)) != 0)
+        goto error;
+    FILE *closing = out;
+    timeline->out = NULL;
+    if (fclose(closing) != 0 || rename(timeline->temp_path, timeline->path) != 0) {
+        fail(reason, reason_size, "write timeline", timeline->path);
+        unlink(timeline->temp_path);
+        destroy(timeline);
+        return -1;
+    }
+    destroy(timeline);
+    return 0;
+error:
+    fail(reason, reason_size, "write timeline", timeline->path);
+    zm_timeline_abort(timeline);
+    return -1;
+}

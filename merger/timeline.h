@@ -1,0 +1,60 @@
+/*
+ * timeline: the Chrome Trace Event JSON of INTERFACE.md "Timeline", written as it goes.
+ *
+ * Spans arrive in completion order, host after host; they are encoded into small records and
+ * passed through the external sorter (sorter.h), so memory stays bounded and the file comes out
+ * sorted by ts. The file is written under a temporary name beside the target and renamed only
+ * when complete: a failed run never leaves a file that looks finished.
+ *
+ * Lanes (Chrome pid/tid numbers, unique across hosts): one process lane per (host, pid) with one
+ * thread lane per thread; one process lane per (host, device) with one thread lane per
+ * (pid, queue); work that overlaps on a queue lane goes to sibling lanes ("queue 0x… #2"),
+ * chosen greedily in start order, so no lane has overlapping slices. Flow arrows ("s" at the
+ * append, "f" at the device slice) link each append to each of its executions.
+ * The timeline owns its lanes, sorter and output file; it borrows interned names.
+ */
+#ifndef ZM_TIMELINE_H
+#define ZM_TIMELINE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct zm_timeline;
+
+struct zm_device_span {
+    uint32_t host;
+    int64_t pid;
+    uint32_t device_label;
+    const char *device_name; /* Weak */
+    uint64_t queue;
+    const char *name; /* Weak: interned, alive until zm_timeline_finish */
+    int64_t start_ns, end_ns, uncertainty_ns;
+    uint64_t call_id, execution;
+    bool linked; /* the append was seen: draw the flow arrow from it */
+    int64_t api_tid, append_ns;
+};
+
+/* Host-local trace time to the common axis; and whether the host was placed. */
+struct zm_timeline_placement {
+    int64_t (*offset_ns)(void *context, uint32_t host);
+    bool (*placed)(void *context, uint32_t host);
+    void *context;
+};
+
+/* Creates the temporary file beside `path` now, so an unwritable path fails before any work.
+ * On failure returns NULL and writes "Failed to …" into `reason`. */
+struct zm_timeline *zm_timeline_open(const char *path, char *reason, int reason_size);
+int zm_timeline_begin_host(struct zm_timeline *timeline, uint32_t host, const char *hostname);
+int zm_timeline_api_span(struct zm_timeline *timeline, uint32_t host, int64_t pid, int64_t tid,
+                         const char *function, int64_t start_ns, int64_t end_ns, uint32_t result,
+                         bool synthetic);
+int zm_timeline_device_span(struct zm_timeline *timeline, const struct zm_device_span *span);
+int zm_timeline_end_host(struct zm_timeline *timeline);
+/* Writes everything, adds origin_ns to `metadata` (borrowed), renames into place and frees. */
+int zm_timeline_finish(struct zm_timeline *timeline, const struct zm_timeline_placement *placement,
+                       json_t *metadata, char *reason, int reason_size);
+/* Removes the temporary file and frees. */
+void zm_timeline_abort(struct zm_timeline *timeline);
+
+#endif

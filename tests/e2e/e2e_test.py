@@ -1,0 +1,770 @@
+#!/usr/bin/env python3
+"""End-to-end tests of zeprof: real Level Zero programs on the simulated device, traced.
+
+    e2e_test.py CASE
+
+Run inside `tests/harness/with-lttng --no-daemon` (meson does), so zeprof starts its own session
+daemon in a private namespace (root) or with a private LTTNG_HOME (user). Paths come from the
+environment that tests/e2e/meson.build sets: E2E_ZEPROF, E2E_APP, E2E_DLOPEN, E2E_SHIM and
+ZE_ENABLE_ALT_DRIVERS. Traces are read with `babeltrace2 DIR` (text). Exit 0 when every check of
+CASE holds; each failed check is printed.
+"""
+import json
+import os
+import pty
+import re
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+ZEPROF = os.environ.get('E2E_ZEPROF', '')
+APP = os.environ.get('E2E_APP', '')
+DLOPEN = os.environ.get('E2E_DLOPEN', '')
+SHIM = os.environ.get('E2E_SHIM', '')
+# Sanitizer builds open the real loader without RTLD_DEEPBIND (AddressSanitizer refuses it), so
+# the loader's calls to its own API come back through the shim as nested calls (see
+# interposer/shim_init.c). There, only the outermost calls are held against the program's log.
+SANITIZED = os.environ.get('E2E_SANITIZED', '0') == '1'
+API_PROVIDERS = {'zeprof_ze', 'zeprof_zet', 'zeprof_zes', 'zeprof_zel'}
+ZE_RESULT_ERROR_UNINITIALIZED = 0x78000001
+RUN_TIMEOUT_S = 120
+
+failures = []
+
+
+def check(condition, description, detail=''):
+    """Records one check; a failure keeps the test going so that one run shows every problem."""
+    if condition:
+        print(f'ok - {description}')
+    else:
+        print(f'not ok - {description}' + (f': {detail}' if detail else ''))
+        failures.append(description)
+    return condition
+
+
+# ---------------------------------------------------------------------------------------------
+# Running things
+
+def run(command, env=None, **options):
+    return subprocess.run(command, env=env, capture_output=True, text=True,
+                          timeout=RUN_TIMEOUT_S, **options)
+
+
+def zeprof(arguments, env=None):
+    return run([ZEPROF] + arguments, env=env)
+
+
+def environment(**changes):
+    env = dict(os.environ)
+    for name, value in changes.items():
+        if value is None:
+            env.pop(name, None)
+        else:
+            env[name] = value
+    return env
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading what the program logged and what the trace holds
+
+class CallLog:
+    """e2e_app's log: calls per thread role ("main", "worker"), and other key/value lines."""
+
+    def __init__(self, path):
+        self.calls = {}       # role -> [(function, result)]
+        self.tids = {}        # role -> tid
+        self.values = {}      # e.g. checksum-vadd -> text
+        with open(path) as log:
+            for line in log:
+                words = line.split()
+                if len(words) == 4 and words[3].startswith('0x'):
+                    role, tid, function, result = words
+                    self.tids[role] = int(tid)
+                    self.calls.setdefault(role, []).append((function, int(result, 16)))
+                elif len(words) >= 2:
+                    self.values[words[0]] = ' '.join(words[1:])
+
+    def outcome(self):
+        """What must not change when the program is traced: calls, results, computed data."""
+        values = {key: value for key, value in self.values.items() if key != 'loader'}
+        return {'calls': self.calls, 'values': values}
+
+
+EVENT_LINE = re.compile(r'^\[[^\]]*\] \([^)]*\) (?P<host>\S+) (?P<provider>\w+):(?P<name>\w+): '
+                        r'(?P<rest>.*)$')
+VTID = re.compile(r'\bvtid = (\d+)')
+VPID = re.compile(r'\bvpid = (\d+)')
+PROCNAME = re.compile(r'\bprocname = "([^"]*)"')
+RESULT = re.compile(r'\bresult = (0x[0-9a-fA-F]+|\d+)')
+
+
+class Event:
+    def __init__(self, match):
+        self.provider = match['provider']
+        self.name = match['name']
+        rest = match['rest']
+        self.vtid = int(VTID.search(rest).group(1)) if VTID.search(rest) else None
+        self.vpid = int(VPID.search(rest).group(1)) if VPID.search(rest) else None
+        procname = PROCNAME.search(rest)
+        self.procname = procname.group(1) if procname else None
+        result = RESULT.search(rest)
+        self.result = int(result.group(1), 0) if result else None
+
+
+def read_trace(directory):
+    """Every event of the trace, in babeltrace2's order; (events, babeltrace2's stderr)."""
+    completed = run(['babeltrace2', directory])
+    if not check(completed.returncode == 0, f'babeltrace2 reads {directory}',
+                 completed.stderr.strip()[-500:]):
+        return [], completed.stderr
+    events = []
+    for line in completed.stdout.splitlines():
+        match = EVENT_LINE.match(line)
+        if match:
+            events.append(Event(match))
+    return events, completed.stderr
+
+
+def api_calls_by_thread(events, vpid):
+    """vtid -> [(event name, result)] of the entry and exit events of API calls of process vpid.
+    Other processes may be in the trace: a session records every traced process of its user on
+    the node (concurrent runs that share the root daemon see each other's calls)."""
+    threads = {}
+    for event in events:
+        if (event.provider in API_PROVIDERS and event.vpid == vpid
+                and event.name.endswith(('_entry', '_exit'))):
+            threads.setdefault(event.vtid, []).append((event.name, event.result))
+    if SANITIZED:
+        threads = {tid: outermost(calls) for tid, calls in threads.items()}
+    return threads
+
+
+def outermost(calls):
+    """The entry and exit events of calls made at nesting depth 0."""
+    kept = []
+    depth = 0
+    for name, result in calls:
+        if name.endswith('_entry'):
+            if depth == 0:
+                kept.append((name, result))
+            depth += 1
+        else:
+            depth -= 1
+            if depth == 0:
+                kept.append((name, result))
+    return kept
+
+
+def check_trace_matches_log(events, log, what):
+    """Every logged call appears once with entry and exit, in order per thread, with its result,
+    and the process made no other call (its main thread's tid is its pid)."""
+    threads = api_calls_by_thread(events, log.tids.get('main'))
+    for role, calls in log.calls.items():
+        tid = log.tids[role]
+        traced = threads.pop(tid, [])
+        expected = []
+        for function, result in calls:
+            expected += [(function + '_entry', None), (function + '_exit', result)]
+        traced_names = [name for name, _ in traced]
+        expected_names = [name for name, _ in expected]
+        if not check(traced_names == expected_names,
+                     f'{what}: {role} thread: each call once, entry then exit, in order',
+                     first_difference(expected_names, traced_names)):
+            continue
+        wrong = [(name, hex(want), hex(got if got is not None else -1))
+                 for (name, want), (_, got) in zip(expected, traced)
+                 if want is not None and want != got]
+        check(not wrong, f'{what}: {role} thread: traced results are the results returned',
+              str(wrong[:5]))
+    check(not threads, f'{what}: no call in the trace that the program did not make',
+          str({tid: calls[:4] for tid, calls in threads.items()}))
+
+
+def app_pid(log_path):
+    """The pid of the e2e_app that wrote log_path: its main thread's tid."""
+    return CallLog(log_path).tids.get('main')
+
+
+def first_difference(expected, got):
+    for index, (want, have) in enumerate(zip(expected, got)):
+        if want != have:
+            return f'at {index}: expected {want}, traced {have}'
+    return f'expected {len(expected)} events, traced {len(got)}'
+
+
+# ---------------------------------------------------------------------------------------------
+# Leftovers
+
+def lttng_processes_left():
+    """LTTng daemons that zeprof may have left: as root, every one in this mount namespace
+    (with-lttng's private one); as a user, those whose LTTNG_HOME is a zeprof scratch directory
+    of this test (main() gives each test its own TMPDIR, so parallel tests do not count).
+    None when that cannot be told (root in the machine's own namespace)."""
+    own = os.readlink('/proc/self/ns/mnt')
+    as_root = os.geteuid() == 0
+    if as_root and os.environ.get('WITH_LTTNG_NAMESPACE') != own:
+        return None
+    left = []
+    for entry in os.listdir('/proc'):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f'/proc/{entry}/comm') as comm:
+                name = comm.read().strip()
+            if not name.startswith('lttng'):
+                continue
+            if as_root:
+                if os.readlink(f'/proc/{entry}/ns/mnt') != own:
+                    continue
+            else:
+                with open(f'/proc/{entry}/environ', 'rb') as environ:
+                    variables = environ.read().split(b'\0')
+                ours = f'LTTNG_HOME={os.environ["TMPDIR"]}/zeprof.'.encode()
+                if not any(v.startswith(ours) for v in variables):
+                    continue
+        except OSError:
+            continue
+        left.append((int(entry), name))
+    return left
+
+
+def check_quiet(stderr, what):
+    """A successful run says only where the trace is: no complaint from zeprof or lttng (a
+    session that could not be stopped, a daemon that vanished)."""
+    complaints = [line for line in stderr.splitlines()
+                  if (line.startswith('zeprof: ') and not line.startswith('zeprof: trace in '))
+                  or line.startswith(('Error:', 'Warning:'))]
+    check(not complaints, f'{what}: zeprof and lttng report no problem', str(complaints))
+
+
+def check_no_daemon_left(what):
+    left = lttng_processes_left()
+    if left is None:
+        print(f'# {what}: leftover daemons not checked (root outside a private namespace)')
+        return
+    check(not left, f'{what}: no LTTng daemon left behind', str(left))
+    check(not os.path.exists('/var/run/zeprof/sessiond.pid'),
+          f'{what}: no stale sessiond.pid left behind')
+
+
+# ---------------------------------------------------------------------------------------------
+# Cases
+
+def case_calls(work):
+    """Computed results, results of failing calls and every call: identical traced or not."""
+    plain_log = os.path.join(work, 'plain.log')
+    traced_log = os.path.join(work, 'traced.log')
+    trace_dir = os.path.join(work, 'trace')
+    plain = run([APP, 'calls', plain_log])
+    check(plain.returncode == 0, 'the program runs untraced', plain.stderr.strip())
+    traced = zeprof(['--no-analysis', '-o', trace_dir, '--', APP, 'calls', traced_log])
+    check(traced.returncode == 0, 'the program runs under zeprof', traced.stderr.strip())
+    check_quiet(traced.stderr, 'calls')
+    check_no_daemon_left('calls')
+    if failures:
+        return
+    plain_calls = CallLog(plain_log)
+    traced_calls = CallLog(traced_log)
+    shim = os.path.realpath(SHIM)
+    check(os.path.realpath(plain_calls.values.get('loader', '')) not in ('', shim),
+          'untraced, the program calls the real loader', plain_calls.values.get('loader'))
+    check(os.path.realpath(traced_calls.values.get('loader', '')) == shim,
+          'under zeprof, the program calls the shim', traced_calls.values.get('loader'))
+    check(plain_calls.outcome() == traced_calls.outcome(),
+          'calls, results (failing ones included) and computed data are the same traced',
+          f'untraced {plain_calls.outcome()} traced {traced_calls.outcome()}')
+    failing = [call for calls in traced_calls.calls.values() for call in calls if call[1] != 0]
+    check(len(failing) >= 3, 'the program made the failing calls it plans', str(failing))
+    check('checksum-vadd' in traced_calls.values and 'checksum-fill' in traced_calls.values,
+          'the program computed its data')
+    events, _ = read_trace(trace_dir)
+    check_trace_matches_log(events, traced_calls, 'calls')
+    check(events and all(event.vpid is not None and event.vtid is not None
+                         and event.procname == 'e2e_app' for event in events),
+          'every event has the vpid, vtid and procname contexts')
+
+
+def case_dlopen(work):
+    """A program that dlopen()s libze_loader.so.1 and calls through dlsym is traced."""
+    plain = run([DLOPEN, os.path.join(work, 'plain.log')])
+    check(plain.returncode == 0, 'the dlopen program runs untraced', plain.stderr.strip())
+    log_path = os.path.join(work, 'traced.log')
+    trace_dir = os.path.join(work, 'trace')
+    traced = zeprof(['--no-analysis', '-o', trace_dir, '--', DLOPEN, log_path])
+    check(traced.returncode == 0, 'the dlopen program runs under zeprof', traced.stderr.strip())
+    check_no_daemon_left('dlopen')
+    if failures:
+        return
+    log = CallLog(log_path)
+    check(len(log.calls.get('main', [])) == 4, 'the dlopen program made its 4 calls')
+    events, _ = read_trace(trace_dir)
+    check_trace_matches_log(events, log, 'dlopen')
+
+
+def case_loader_missing(work):
+    """ZEPROF_LOADER names no file: the program runs, zeInit says UNINITIALIZED, exit 0."""
+    log_path = os.path.join(work, 'app.log')
+    traced = zeprof(['--no-analysis', '-o', os.path.join(work, 'trace'), '--',
+                     APP, 'calls', log_path],
+                    env=environment(ZEPROF_LOADER='/nonexistent/libze_loader.so.1'))
+    check(traced.returncode == 0, 'the program exits normally without a loader',
+          f'status {traced.returncode}: {traced.stderr.strip()}')
+    if os.path.exists(log_path):
+        log = CallLog(log_path)
+        check(log.calls.get('main') == [('zeInit', ZE_RESULT_ERROR_UNINITIALIZED)],
+              'zeInit returns ZE_RESULT_ERROR_UNINITIALIZED', str(log.calls))
+    else:
+        check(False, 'the program ran')
+    check_no_daemon_left('loader-missing')
+
+
+def path_without_lttng(work):
+    """A PATH holding everything of the current PATH but the LTTng tools."""
+    bin_dir = os.path.join(work, 'bin')
+    os.makedirs(bin_dir)
+    seen = set()
+    for directory in os.environ.get('PATH', '').split(':'):
+        if not os.path.isdir(directory):
+            continue
+        for name in os.listdir(directory):
+            if name in seen or name.startswith('lttng'):
+                continue
+            seen.add(name)
+            os.symlink(os.path.join(directory, name), os.path.join(bin_dir, name))
+    return bin_dir
+
+
+def case_lttng_missing(work):
+    """No LTTng tools: zeprof refuses with one line and status 2, before running anything."""
+    log_path = os.path.join(work, 'app.log')
+    env = environment(PATH=path_without_lttng(work))
+    check(shutil.which('lttng', path=env['PATH']) is None, 'the test PATH has no lttng')
+    traced = zeprof(['--no-analysis', '-o', os.path.join(work, 'trace'), '--',
+                     APP, 'calls', log_path], env=env)
+    check(traced.returncode == 2, 'zeprof exits 2 without LTTng', f'status {traced.returncode}')
+    lines = traced.stderr.strip().splitlines()
+    check(len(lines) == 1 and lines[0].startswith('zeprof: ') and 'LTTng' in lines[0],
+          'one line on stderr says why', repr(traced.stderr))
+    check(not os.path.exists(log_path), 'the program was not started')
+
+
+def case_exit_status(work):
+    """COMMAND's status is zeprof's; 128+N when COMMAND is killed by signal N."""
+    expectations = [
+        (['sh', '-c', 'exit 3'], 3, 'exit 3'),
+        (['sh', '-c', 'kill -KILL $$'], 137, 'killed by SIGKILL'),
+        (['sh', '-c', 'kill -INT $$'], 130, 'killed by SIGINT'),
+        (['sh', '-c', 'exit 0'], 0, 'exit 0'),
+        ([os.path.join(work, 'no-such-program')], 127, 'a command that does not exist'),
+    ]
+    for index, (command, status, what) in enumerate(expectations):
+        completed = zeprof(['--no-analysis', '-o', os.path.join(work, f'trace{index}'), '--']
+                           + command)
+        check(completed.returncode == status, f'{what}: zeprof exits {status}',
+              f'status {completed.returncode}: {completed.stderr.strip()}')
+        check_no_daemon_left(what)
+
+
+def case_stdin(work):
+    """COMMAND reads zeprof's standard input (a background job would get /dev/null)."""
+    completed = run([ZEPROF, '--no-analysis', '-o', os.path.join(work, 'trace'), '--',
+                     'sh', '-c', 'read line && [ "$line" = "from stdin" ]'],
+                    input='from stdin\n')
+    check(completed.returncode == 0, 'the program reads what zeprof was given on stdin',
+          f'status {completed.returncode}: {completed.stderr.strip()}')
+    check_no_daemon_left('stdin')
+
+
+def case_environment(work):
+    """The program gets the shim first in LD_PRELOAD and the variables the options ask for."""
+    script = ('printf "%s\\n" "$LD_PRELOAD" "$ZEPROF_PROFILE" "$ZEPROF_MODE" "$ZEPROF_VERBOSE" '
+              '"$LTTNG_UST_ALLOW_BLOCKING" "$LTTNG_UST_REGISTER_TIMEOUT"')
+    completed = run([ZEPROF, '--no-analysis', '--no-profile', '-m', 'full', '--blocking', '-v',
+                     '-o', os.path.join(work, 'trace'), '--', 'sh', '-c', script],
+                    env=environment(LD_PRELOAD='libother.so', LTTNG_UST_REGISTER_TIMEOUT=None))
+    values = completed.stdout.splitlines()
+    check(completed.returncode == 0 and len(values) == 6, 'the program ran', completed.stderr)
+    if len(values) == 6:
+        check(values[0] == f'{SHIM}:libother.so', 'LD_PRELOAD: the shim, then what was there',
+              values[0])
+        check(values[1:5] == ['0', 'full', '1', '1'],
+              'ZEPROF_PROFILE, ZEPROF_MODE, ZEPROF_VERBOSE, LTTNG_UST_ALLOW_BLOCKING', str(values))
+        check(values[5].lstrip('-').isdigit() and values[5] != '0',
+              'LTTNG_UST_REGISTER_TIMEOUT makes the program wait for registration', values[5])
+    defaults = run([ZEPROF, '--no-analysis', '-o', os.path.join(work, 'defaults'), '--',
+                    'sh', '-c', script], env=environment(LD_PRELOAD=None))
+    check(defaults.stdout.splitlines()[:5] == [SHIM, '1', '', '', ''],
+          'by default: the shim alone, profiling on, no mode, quiet, not blocking',
+          defaults.stdout)
+
+    # Default output directories: under ./zeprof-trace, distinct for runs in the same second.
+    for _ in range(2):
+        run([ZEPROF, '--no-analysis', 'true'], cwd=work)
+    made = sorted(os.listdir(os.path.join(work, 'zeprof-trace')))
+    check(len(made) == 2 and all(re.match(r'^\S+-\d{8}T\d{6}(-\d+)?$', name) for name in made),
+          'default trace directories are zeprof-trace/<hostname>-<YYYYmmddTHHMMSS>', str(made))
+    check_no_daemon_left('environment')
+
+
+def case_sigint(work):
+    """SIGINT to zeprof reaches the program; the trace is closed and analysable; no daemon left."""
+    log_path = os.path.join(work, 'app.log')
+    ready = os.path.join(work, 'ready')
+    trace_dir = os.path.join(work, 'trace')
+    # A session of its own: no controlling terminal, as under a batch system or mpirun.
+    process = subprocess.Popen([ZEPROF, '--no-analysis', '-o', trace_dir, '--',
+                                APP, 'wait-signal', log_path, ready],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
+    deadline = time.monotonic() + RUN_TIMEOUT_S
+    while not os.path.exists(ready) and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if not check(os.path.exists(ready), 'the program started under zeprof'):
+        process.kill()
+        process.communicate()
+        return
+    process.send_signal(signal.SIGINT)
+    try:
+        _, stderr = process.communicate(timeout=RUN_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        _, stderr = process.communicate()
+    check(process.returncode == 0, 'zeprof exits with the program status after SIGINT',
+          f'status {process.returncode}: {stderr.strip()}')
+    log = CallLog(log_path)
+    check(log.values.get('signal') == str(int(signal.SIGINT)), 'the program received SIGINT',
+          str(log.values))
+    check_quiet(stderr, 'sigint')
+    check_no_daemon_left('sigint')
+    events, _ = read_trace(trace_dir)
+    check_trace_matches_log(events, log, 'sigint')
+
+
+def case_ctrl_c(work):
+    """Ctrl-C at a terminal: the whole foreground process group gets SIGINT; the program handles
+    it, zeprof closes the trace (its daemon, in a session of its own, is untouched)."""
+    log_path = os.path.join(work, 'app.log')
+    ready = os.path.join(work, 'ready')
+    trace_dir = os.path.join(work, 'trace')
+    pid, terminal = pty.fork()
+    if pid == 0:
+        try:
+            os.execv(ZEPROF, [ZEPROF, '--no-analysis', '-o', trace_dir, '--',
+                              APP, 'wait-signal', log_path, ready])
+        finally:
+            os._exit(127)
+    output = b''
+    deadline = time.monotonic() + RUN_TIMEOUT_S
+    while not os.path.exists(ready) and time.monotonic() < deadline:
+        if select.select([terminal], [], [], 0.05)[0]:
+            try:
+                output += os.read(terminal, 4096)
+            except OSError:
+                break
+    started = check(os.path.exists(ready), 'the program started under zeprof on a terminal',
+                    output.decode(errors='replace'))
+    os.write(terminal, b'\x03' if started else b'\x1c')   # Ctrl-C (else Ctrl-\\ to end it)
+    while True:
+        try:
+            chunk = os.read(terminal, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        output += chunk
+    _, wait_status = os.waitpid(pid, 0)
+    os.close(terminal)
+    status = os.waitstatus_to_exitcode(wait_status)
+    check(status == 0, 'zeprof exits with the program status after Ctrl-C',
+          f'status {status}: {output.decode(errors="replace").strip()}')
+    if not started:
+        return
+    log = CallLog(log_path)
+    check(log.values.get('signal') == str(int(signal.SIGINT)), 'the program received SIGINT',
+          str(log.values))
+    check_quiet(output.decode(errors='replace').replace('\r', '').replace('^C', ''), 'ctrl-c')
+    check_no_daemon_left('ctrl-c')
+    events, _ = read_trace(trace_dir)
+    check_trace_matches_log(events, log, 'ctrl-c')
+
+
+def case_blocking(work):
+    """--blocking: many calls, none lost."""
+    calls = 50000
+    log_path = os.path.join(work, 'app.log')
+    trace_dir = os.path.join(work, 'trace')
+    completed = zeprof(['--blocking', '--no-profile', '--no-analysis', '-o', trace_dir, '--',
+                        APP, 'loop', log_path, str(calls)])
+    check(completed.returncode == 0, 'the program runs under zeprof --blocking',
+          completed.stderr.strip())
+    check_no_daemon_left('blocking')
+    events, babeltrace_errors = read_trace(trace_dir)
+    calls_made = [name for thread in api_calls_by_thread(events, app_pid(log_path)).values()
+                  for name, _ in thread]
+    entries = calls_made.count('zeDriverGet_entry')
+    exits = calls_made.count('zeDriverGet_exit')
+    # open_device calls zeDriverGet once before the loop.
+    check(entries == calls + 1 and exits == calls + 1, 'every call is in the trace',
+          f'{entries} entries, {exits} exits, {calls + 1} calls')
+    check('discarded' not in babeltrace_errors.lower(), 'no discarded events',
+          babeltrace_errors.strip()[:300])
+
+    # The session as zeprof set it up (root: the daemon is the namespace's, so we can ask it).
+    if lttng_processes_left() is None or os.geteuid() != 0:
+        return
+    process, log_path = start_waiting_run(work, 'listed', ['--blocking'])
+    listing = ''
+    if check(log_path is not None, 'a --blocking run is under way'):
+        sessions = re.findall(r'\) (zeprof-\S+) \[', run(['lttng', 'list']).stdout)
+        if check(len(sessions) == 1, 'lttng lists its session', str(sessions)):
+            listing = run(['lttng', 'list', sessions[0]]).stdout
+    end_waiting_run(process, 'the --blocking run')
+    for expected in ['Buffering scheme: per-user', 'Blocking timeout: infinite',
+                     'Sub-buffer size:  2097152 bytes', 'Sub-buffer count: 4', 'zeprof_*']:
+        check(expected in listing, f'the session has {expected}', listing[-400:])
+
+
+def case_print_env(work):
+    """--print-env gives a job script what it needs: the recipe it prints records a trace."""
+    completed = zeprof(['--print-env', '--no-profile', '-m', 'minimal'])
+    check(completed.returncode == 0, 'zeprof --print-env succeeds', completed.stderr.strip())
+    probe = run(['bash', '-c', 'eval "$1"; printf "%s\\n" "$LD_PRELOAD" "$ZEPROF_PROFILE" '
+                 '"$ZEPROF_MODE" "$LTTNG_UST_REGISTER_TIMEOUT"', 'probe', completed.stdout],
+                env=environment(LD_PRELOAD='libother.so'))
+    values = probe.stdout.splitlines()
+    check(len(values) == 4 and values[0] == f'{SHIM}:libother.so',
+          'LD_PRELOAD puts the shim first and keeps what was there', str(values))
+    check(len(values) == 4 and values[1:3] == ['0', 'minimal'],
+          'ZEPROF_PROFILE and ZEPROF_MODE follow the options', str(values))
+    check(len(values) == 4 and values[3] != '', 'LTTNG_UST_REGISTER_TIMEOUT is set', str(values))
+
+    # The job-script recipe from the printed comments, with a daemon this test owns.
+    trace_dir = os.path.join(work, 'trace')
+    log_path = os.path.join(work, 'app.log')
+    home = os.path.join(work, 'home')
+    os.makedirs(home)
+    script = r'''
+set -u
+session=jobscript
+lttng-sessiond --no-kernel >"$LTTNG_HOME/sessiond.log" 2>&1 &
+daemon=$!
+trap 'kill -TERM $daemon; wait $daemon' EXIT
+for _ in $(seq 100); do lttng list >/dev/null 2>&1 && break; sleep 0.1; done
+lttng create $session --output="$TRACE" >/dev/null &&
+lttng enable-channel -u -s $session --buffers-uid zeprof >/dev/null &&
+lttng enable-event -u -s $session -c zeprof 'zeprof_*' >/dev/null &&
+lttng add-context -u -s $session -c zeprof -t vpid -t vtid -t procname >/dev/null &&
+lttng start $session >/dev/null || exit 99
+( eval "$("$ZEPROF" --print-env)"; exec "$APP" calls "$LOG" )
+status=$?
+lttng stop $session >/dev/null && lttng destroy $session >/dev/null || exit 99
+exit $status
+'''
+    job = run(['bash', '-c', script], env=environment(
+        LTTNG_HOME=home, TRACE=trace_dir, LOG=log_path, ZEPROF=ZEPROF, APP=APP))
+    check(job.returncode == 0, 'a job script traces with --print-env', job.stderr.strip())
+    if job.returncode == 0:
+        events, _ = read_trace(trace_dir)
+        check_trace_matches_log(events, CallLog(log_path), 'job script')
+
+
+def case_analysis(work):
+    """After recording, the merger runs (or zeprof says it is not built); status is COMMAND's."""
+    trace_dir = os.path.join(work, 'trace')
+    completed = zeprof(['-o', trace_dir, '--', 'sh', '-c', 'exit 4'])
+    check(completed.returncode == 4, 'the status is the program\'s with analysis',
+          f'status {completed.returncode}')
+    check(f'zeprof: trace in {trace_dir}' in completed.stderr, 'the trace path is printed',
+          completed.stderr.strip())
+    merge = os.environ.get('E2E_MERGE', '')
+    if merge and os.access(merge, os.X_OK):
+        # Analysis options reach the merger: -j gives the tally as JSON (INTERFACE.md).
+        json_dir = os.path.join(work, 'json')
+        log_path = os.path.join(work, 'app.log')
+        tallied = zeprof(['-j', '-o', json_dir, '--', APP, 'calls', log_path])
+        check(tallied.returncode == 0, 'a run with analysis succeeds', tallied.stderr.strip())
+        try:
+            tally = json.loads(tallied.stdout)   # e2e_app writes nothing on stdout
+            names = {row.get('name'): row.get('calls') for row in tally.get('api', [])}
+        except (ValueError, AttributeError) as error:
+            names = {'unparsable': str(error)}
+        check(names.get('zeInit') == 1 and names.get('zeContextCreate') == 2,
+              '-j reaches the merger: the JSON tally counts the program\'s calls', str(names)[:300])
+        replay = zeprof(['-r', '-j', json_dir])
+        check(replay.returncode == 0 and '"zeInit"' in replay.stdout,
+              '-r analyses a recorded trace with the options given', replay.stderr.strip())
+    elif merge:
+        check(f'zeprof: zeprof-merge is not built; trace left in {trace_dir}' in completed.stderr,
+              'a missing merger is reported', completed.stderr.strip())
+        replay = zeprof(['-r', trace_dir])
+        check(replay.returncode == 2 and replay.stderr.startswith('zeprof: '),
+              '-r without a merger exits 2 with a reason', replay.stderr.strip())
+    check_no_daemon_left('analysis')
+
+
+def case_usage(work):
+    """zeprof's own errors: status 2 and one line; --help, --version."""
+    for arguments, what in [(['--bogus', 'true'], 'an unknown option'),
+                            (['-m', 'everything', 'true'], 'a bad mode'),
+                            (['--no-analysis'], 'no command'),
+                            (['-o'], 'an option without its value'),
+                            (['--max-rate-ppm', 'many', 'true'], 'a bad number'),
+                            (['-r'], '-r without a directory')]:
+        completed = zeprof(arguments)
+        lines = completed.stderr.strip().splitlines()
+        check(completed.returncode == 2 and len(lines) == 1 and lines[0].startswith('zeprof: '),
+              f'{what}: exit 2 with one line', f'{completed.returncode} {completed.stderr!r}')
+    version = zeprof(['--version'])
+    check(version.returncode == 0 and re.match(r'^zeprof \d+\.\d+', version.stdout),
+          '--version prints the version', version.stdout)
+    usage = zeprof(['--help'])
+    check(usage.returncode == 0 and 'Usage: zeprof' in usage.stdout, '--help prints the usage')
+    busy = os.path.join(work, 'busy')
+    os.makedirs(busy)
+    open(os.path.join(busy, 'file'), 'w').close()
+    completed = zeprof(['--no-analysis', '-o', busy, 'true'])
+    check(completed.returncode == 2, 'an output directory that is not empty is refused',
+          completed.stderr.strip())
+
+
+def start_waiting_run(work, name, options=()):
+    """zeprof running e2e_app wait-signal in the background; (process, log path) once the
+    program is under way, or (process, None) when it did not get there."""
+    log_path = os.path.join(work, f'{name}.log')
+    ready = os.path.join(work, f'{name}.ready')
+    process = subprocess.Popen([ZEPROF, '--no-analysis', '-o', os.path.join(work, name)]
+                               + list(options) + ['--', APP, 'wait-signal', log_path, ready],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
+    deadline = time.monotonic() + RUN_TIMEOUT_S
+    while not os.path.exists(ready) and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return process, (log_path if os.path.exists(ready) else None)
+
+
+def end_waiting_run(process, what):
+    process.send_signal(signal.SIGINT)
+    try:
+        _, stderr = process.communicate(timeout=RUN_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        _, stderr = process.communicate()
+    check(process.returncode == 0, f'{what} ends normally', stderr.strip())
+
+
+def session_daemons():
+    return [pid for pid, name in lttng_processes_left() or [] if name == 'lttng-sessiond']
+
+
+def case_killed_run(work):
+    """A zeprof run killed outright (SIGKILL, no cleanup possible) leaves its daemon; the next run
+    of the user stops it (root: adopts the node's daemon; user: reaps the orphaned private one)."""
+    if lttng_processes_left() is None:
+        print('# killed-run: leftover daemons cannot be told here')
+        return
+    killed, killed_log = start_waiting_run(work, 'killed')
+    check(killed_log is not None, 'a run to be killed is under way')
+    os.killpg(killed.pid, signal.SIGKILL)
+    killed.communicate()
+    check(len(session_daemons()) == 1, 'the killed run leaves its daemon running',
+          str(lttng_processes_left()))
+    after = zeprof(['--no-analysis', '-o', os.path.join(work, 'after'), '--',
+                    APP, 'calls', os.path.join(work, 'after.log')])
+    check(after.returncode == 0, 'the next run succeeds', after.stderr.strip())
+    check_no_daemon_left('after the run that followed a killed one')
+    events, _ = read_trace(os.path.join(work, 'after'))
+    check_trace_matches_log(events, CallLog(os.path.join(work, 'after.log')), 'next run')
+
+
+def case_shared_daemon(work):
+    """Root: concurrent runs share the node's daemon, which the last of them stops (also when the
+    run that started it ended first); a daemon zeprof did not start is used and left running."""
+    if os.geteuid() != 0 or lttng_processes_left() is None:
+        print('# shared-daemon: root in a private namespace only')
+        return
+    first, first_log = start_waiting_run(work, 'first')
+    second, second_log = start_waiting_run(work, 'second')
+    if not check(first_log and second_log, 'two runs are under way at once'):
+        for process in (first, second):
+            process.kill()
+            process.communicate()
+        return
+    daemons = session_daemons()
+    check(len(daemons) == 1, 'they share one session daemon', str(daemons))
+    short_log = os.path.join(work, 'short.log')
+    short = zeprof(['--no-analysis', '-o', os.path.join(work, 'short'), '--',
+                    APP, 'calls', short_log])
+    check(short.returncode == 0, 'a third, short run meanwhile succeeds', short.stderr.strip())
+    check(session_daemons() == daemons, 'the daemon outlives the short run')
+    end_waiting_run(first, 'the run that started the daemon')
+    check(session_daemons() == daemons, 'the daemon outlives the run that started it')
+    end_waiting_run(second, 'the last run')
+    check_no_daemon_left('after the last shared run')
+    for name, log_path in [('first', first_log), ('second', second_log), ('short', short_log)]:
+        events, _ = read_trace(os.path.join(work, name))
+        check_trace_matches_log(events, CallLog(log_path), f'{name} run')
+
+    # A daemon someone else started is used and never stopped.
+    foreign = subprocess.Popen(['lttng-sessiond', '--no-kernel'], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(100):
+            if run(['lttng', 'list']).returncode == 0:
+                break
+            time.sleep(0.1)
+        reused = zeprof(['--no-analysis', '-o', os.path.join(work, 'foreign'), '--',
+                         APP, 'calls', os.path.join(work, 'foreign.log')])
+        check(reused.returncode == 0, 'a run with a foreign daemon succeeds', reused.stderr.strip())
+        check(foreign.poll() is None, 'the foreign daemon is left running')
+        events, _ = read_trace(os.path.join(work, 'foreign'))
+        check_trace_matches_log(events, CallLog(os.path.join(work, 'foreign.log')), 'foreign')
+    finally:
+        foreign.terminate()
+        foreign.wait(timeout=RUN_TIMEOUT_S)
+
+
+CASES = {
+    'calls': case_calls,
+    'dlopen': case_dlopen,
+    'loader-missing': case_loader_missing,
+    'lttng-missing': case_lttng_missing,
+    'exit-status': case_exit_status,
+    'stdin': case_stdin,
+    'environment': case_environment,
+    'sigint': case_sigint,
+    'ctrl-c': case_ctrl_c,
+    'blocking': case_blocking,
+    'print-env': case_print_env,
+    'analysis': case_analysis,
+    'usage': case_usage,
+    'killed-run': case_killed_run,
+    'shared-daemon': case_shared_daemon,
+}
+
+
+def main():
+    if len(sys.argv) != 2 or sys.argv[1] not in CASES:
+        print(f'usage: e2e_test.py {"|".join(CASES)}', file=sys.stderr)
+        return 2
+    # meson puts the build's library directories (the shim's among them) in LD_LIBRARY_PATH for
+    # tests that depend on them: an "untraced" run would then load the shim as its loader.
+    os.environ.pop('LD_LIBRARY_PATH', None)
+    os.environ.pop('LD_PRELOAD', None)
+    with tempfile.TemporaryDirectory(prefix='zeprof-e2e-') as work:
+        os.chmod(work, 0o755)
+        # zeprof's scratch directories (and a normal user's private daemons) live here.
+        os.environ['TMPDIR'] = os.path.join(work, 'tmp')
+        os.mkdir(os.environ['TMPDIR'])
+        CASES[sys.argv[1]](work)
+    if failures:
+        print(f'# {len(failures)} check(s) failed', file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,391 @@
+#!/usr/bin/env python3
+"""The shim's tests, one subcommand each (run by meson, see meson.build).
+
+  exports SHIM REAL_LOADER RESOLVER
+      Every ze*/zet*/zes*/zel* symbol the real loader exports is exported by the shim, and with the
+      shim preloaded resolves into the shim (through the global scope and through
+      dlopen("libze_loader.so.1")); the counts match; the shim exports nothing but API functions.
+  same-results SHIM REAL_LOADER WORKLOAD MODE
+      The workload's output and exit status are identical without and with the shim; without it
+      the functions it binds to lie in the real loader, with it every one lies in the shim.
+  missing-loader SHIM WORKLOAD
+      ZEPROF_LOADER=/nonexistent: every call returns ZE_RESULT_ERROR_UNINITIALIZED, one stderr line.
+  missing-lttng SHIM WORKLOAD
+      A shim without its providers next to it: one stderr line, results unchanged.
+  valgrind SHIM WORKLOAD SUPPRESSIONS
+      The workload under the shim is memcheck-clean (no error, no definite or indirect leak).
+  traced TRACE_RUN SHIM WORKLOAD MODE ZEPROF_MODE [--fork]
+      A recorded run: every call the workload made has exactly one entry and one exit, in order,
+      with the results it saw; descriptors per mode. --fork: a forked child (no exec) keeps
+      tracing: its zeInit and zeDriverGet appear, paired, under its own vpid.
+  generator GEN_SCRIPT INCLUDE_DIR COMPAT
+      A newer header (a copy with one more prototype and one more descriptor struct) gives one
+      more wrapper, argument struct, table member, export and set of events, with no hand edit.
+  constructor TRACE_RUN SHIM PROGRAM
+      l0_constructor calls zeInit before main(): that call is traced like any other.
+  threads TRACE_RUN SHIM PROGRAM
+      l0_threads races the lazy initialization from 8 threads, traced: all calls succeed and
+      every one of them has its entry and exit on its own thread.
+Exit status: 0 pass, 1 fail, 77 skip (meson's protocol).
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+API = re.compile(r'^ze[tsl]?[A-Z]\w*$')
+
+
+def preload(shim):
+    """LD_PRELOAD for the shim; a sanitizer runtime must come first (SHIM_TEST_PRELOAD_FIRST)."""
+    first = os.environ.get('SHIM_TEST_PRELOAD_FIRST', '')
+    return f'{first}:{shim}' if first else shim
+
+
+def fail(message):
+    print(f'FAIL: {message}', file=sys.stderr)
+    sys.exit(1)
+
+
+def run(cmd, env_extra=None, drop=()):
+    # meson points LD_LIBRARY_PATH at build/interposer, where the shim is named like the loader:
+    # a run "without the shim" would get it anyway.
+    drop = tuple(drop) + ('LD_LIBRARY_PATH',)
+    env = {k: v for k, v in os.environ.items() if k not in drop}
+    env.update(env_extra or {})
+    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+
+
+def defined_dynamic_symbols(path):
+    out = subprocess.run(['nm', '-D', '--defined-only', path], capture_output=True, text=True,
+                         check=True).stdout
+    symbols = {}
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 3:
+            symbols[parts[2]] = parts[1]
+    return symbols
+
+
+def test_exports(shim, real, resolver):
+    shim_syms = defined_dynamic_symbols(shim)
+    real_api = sorted(s for s in defined_dynamic_symbols(real) if API.match(s))
+    not_api = sorted(s for s in shim_syms if not API.match(s) or shim_syms[s] != 'T')
+    if not_api:
+        fail(f'the shim exports non-API symbols: {not_api[:10]}')
+    missing = [s for s in real_api if s not in shim_syms]
+    if missing:
+        fail(f'the shim lacks {len(missing)} of the loader\'s functions: {missing[:10]}')
+    extra = sorted(set(shim_syms) - set(real_api))
+    print(f'real loader API functions: {len(real_api)}, found in the shim: '
+          f'{len(real_api) - len(missing)}, shim exports: {len(shim_syms)} '
+          f'(declared by the headers, absent from this loader: {extra})')
+    with tempfile.NamedTemporaryFile('w', suffix='.txt') as names:
+        names.write('\n'.join(real_api) + '\n')
+        names.flush()
+        r = run([resolver, names.name, shim], {'LD_PRELOAD': preload(shim)})
+    print(r.stdout, end='')
+    if r.returncode != 0:
+        fail(f'symbols do not resolve into the shim: {r.stderr.strip()}')
+    if f'resolved={len(real_api)}' not in r.stdout:
+        fail('resolver count mismatch')
+
+
+def workload_env(shim):
+    env = {}
+    if shim:
+        env['LD_PRELOAD'] = preload(shim)
+    return env
+
+
+def test_same_results(shim, real, workload, mode):
+    drop = ('LD_PRELOAD', 'ZEPROF_LOADER', 'ZEPROF_MODE')
+    # Without the shim, the real loader hands out its own functions; its tables may point
+    # straight into the driver, so only direct calls and dlsym have a known origin.
+    origin = ['--expect-origin', real] if mode != 'tables' else []
+    plain = run([workload, mode] + origin, drop=drop)
+    traced = run([workload, mode, '--expect-origin', shim], workload_env(shim), drop=drop)
+    print(plain.stdout, end='')
+    if plain.returncode != 0:
+        fail(f'the workload fails without the shim: {plain.stderr.strip()}')
+    if traced.returncode != plain.returncode:
+        fail(f'exit status differs: {plain.returncode} vs {traced.returncode}: {traced.stderr}')
+    if traced.stdout != plain.stdout:
+        fail(f'results differ:\n{plain.stdout}\nvs\n{traced.stdout}')
+    if 'bad_argument_size=0x0' in plain.stdout or 'bad_argument_size' not in plain.stdout:
+        fail('the error path did not fail')
+    if traced.stderr.strip():
+        fail(f'the shim printed something unasked: {traced.stderr.strip()}')
+
+
+def test_missing_loader(shim, workload):
+    for mode in ('direct', 'dlsym'):
+        r = run([workload, mode, '--expect-uninit'],
+                {'LD_PRELOAD': preload(shim), 'ZEPROF_LOADER': '/nonexistent'})
+        lines = [line for line in r.stderr.splitlines() if line.strip()]
+        if r.returncode != 0:
+            fail(f'{mode}: calls were not refused with ZE_RESULT_ERROR_UNINITIALIZED: '
+                 f'{r.stdout} {r.stderr}')
+        want = 'zeprof: cannot open the real Level Zero loader: path=/nonexistent, reason='
+        if len(lines) != 1 or not lines[0].startswith(want):
+            fail(f'{mode}: expected one line starting {want!r}, got {lines}')
+        print(f'{mode}: {r.stdout.strip()} | {lines[0]}')
+
+
+def test_missing_lttng(shim, workload):
+    drop = ('LD_PRELOAD', 'ZEPROF_LOADER', 'ZEPROF_MODE')
+    plain = run([workload, 'direct'], drop=drop)
+    with tempfile.TemporaryDirectory() as lonely:
+        copy = os.path.join(lonely, 'libze_loader.so.1')
+        shutil.copy(shim, copy)
+        r = run([workload, 'direct'], {'LD_PRELOAD': preload(copy)}, drop=drop)
+    lines = [line for line in r.stderr.splitlines() if line.strip()]
+    if r.returncode != plain.returncode or r.stdout != plain.stdout:
+        fail(f'results differ without the providers: {r.stdout} {r.stderr}')
+    if len(lines) != 1 or not lines[0].startswith('zeprof: LTTng-UST tracing unavailable'):
+        fail(f'expected one line about LTTng-UST, got {lines}')
+    print(lines[0])
+
+
+def test_valgrind(shim, workload, suppressions):
+    if shutil.which('valgrind') is None:
+        print('valgrind not installed')
+        sys.exit(77)
+    for mode in ('direct', 'tables'):
+        r = run(['valgrind', '--error-exitcode=9', '--leak-check=full', '--num-callers=30',
+                 '--errors-for-leak-kinds=definite,indirect', f'--suppressions={suppressions}',
+                 workload, mode], {'LD_PRELOAD': preload(shim)})
+        summary = [line for line in r.stderr.splitlines() if 'ERROR SUMMARY' in line]
+        print(f'{mode}: {summary}')
+        if r.returncode != 0:
+            fail(f'{mode}: valgrind status {r.returncode}:\n{r.stderr[-3000:]}')
+
+
+EVENT = re.compile(r'^\[[^\]]*\] \([^)]*\) \S+ (zeprof_\w+):(\w+): \{[^}]*\}, \{ (.*?) \}, '
+                   r'\{ ?(.*?) ?\}$')
+
+
+def read_trace(trace_dir):
+    r = subprocess.run(['babeltrace2', trace_dir], capture_output=True, text=True, timeout=120)
+    if r.returncode != 0:
+        fail(f'babeltrace2 failed: {r.stderr.strip()}')
+    events = []
+    for line in r.stdout.splitlines():
+        m = EVENT.match(line)
+        if not m:
+            fail(f'unexpected trace line: {line}')
+        context = dict(kv.split(' = ', 1) for kv in m.group(3).split(', '))
+        events.append((m.group(1), m.group(2), context['vtid'], m.group(4), context['vpid']))
+    return events
+
+
+def test_traced(trace_run, shim, workload, mode, zeprof_mode, *options):
+    extra = ['--fork'] if '--fork' in options else []
+    with tempfile.TemporaryDirectory() as tmp:
+        calls_path = os.path.join(tmp, 'calls.txt')
+        trace_dir = os.path.join(tmp, 'trace')
+        r = run([trace_run, trace_dir, '--', 'env', f'LD_PRELOAD={preload(shim)}',
+                 f'ZEPROF_MODE={zeprof_mode}', workload, mode, '--calls', calls_path] + extra)
+        if r.returncode == 77:
+            print(r.stderr)
+            sys.exit(77)
+        if r.returncode != 0:
+            fail(f'traced run failed ({r.returncode}): {r.stdout} {r.stderr}')
+        with open(calls_path, encoding='utf-8') as f:
+            calls = f.read().split()
+        events = read_trace(trace_dir)
+
+    api = [e for e in events if e[0] in ('zeprof_ze', 'zeprof_zet', 'zeprof_zes', 'zeprof_zel')]
+    if not api:
+        fail('no API event recorded')
+    parent = api[0][4]
+    children = {e[4] for e in api} - {parent}
+    if extra:
+        child_calls = [e[1] for e in api if e[4] in children and e[1].endswith('_entry')]
+        if len(children) != 1 or child_calls != ['zeInit_entry', 'zeDriverGet_entry']:
+            fail(f'the forked child is not traced as expected: {children} {child_calls}')
+    elif children:
+        fail(f'events from unexpected processes: {children}')
+    stacks, top_level, exits = {}, [], []
+    for provider, name, vtid, payload, vpid in api:
+        if vpid != parent:
+            vtid = f'{vpid}/{vtid}'
+        function, _, kind = name.rpartition('_')
+        stack = stacks.setdefault(vtid, [])
+        if kind == 'entry':
+            if not stack and vpid == parent:
+                top_level.append(function)
+            stack.append(function)
+        elif kind in ('exit', 'desc'):
+            if not stack or stack[-1] != function:
+                fail(f'{kind} of {function} on thread {vtid} does not close {stack[-1:]}')
+            if kind == 'exit':
+                stack.pop()
+                exits.append((function, payload))
+        else:
+            fail(f'unknown event {provider}:{name}')
+    open_calls = {t: s for t, s in stacks.items() if s}
+    if open_calls:
+        fail(f'calls without exit: {open_calls}')
+    if top_level != calls:
+        fail(f'traced calls differ from the calls made:\n{top_level}\nvs\n{calls}')
+    bad = [p for f, p in exits if f == 'zeKernelSetArgumentValue' and 'result = 0x78000016' in p]
+    if len(bad) != 1:
+        fail('the failing zeKernelSetArgumentValue is not traced with its error code')
+    descs = [e for e in api if e[1].endswith('_desc')]
+    kernel_named = any(e[1] == 'zeKernelCreate_desc' and
+                       'desc_pKernelName = "zesim_vadd_f32"' in e[3] for e in descs)
+    groups = any(e[1] == 'zeCommandListAppendLaunchKernel_desc' and
+                 'pLaunchFuncArgs_groupCountX = 16' in e[3] for e in descs)
+    if zeprof_mode == 'minimal' and descs:
+        fail(f'minimal mode recorded descriptors: {descs[0]}')
+    if zeprof_mode != 'minimal' and not (kernel_named and groups):
+        fail('the kernel name or the group counts are missing from the descriptors')
+    print(f'{len(calls)} calls, {len(api)} API events, {len(descs)} descriptor events, '
+          f'{len(events) - len(api)} other events: entries and exits pair up in order')
+
+
+def test_threads(trace_run, shim, program):
+    threads, calls = 8, 200
+    with tempfile.TemporaryDirectory() as tmp:
+        trace_dir = os.path.join(tmp, 'trace')
+        r = run([trace_run, trace_dir, '--', 'env', f'LD_PRELOAD={preload(shim)}', program,
+                 str(threads), str(calls)])
+        if r.returncode == 77:
+            sys.exit(77)
+        if r.returncode != 0:
+            fail(f'l0_threads failed ({r.returncode}): {r.stdout} {r.stderr}')
+        events = read_trace(trace_dir)
+    stacks, entries = {}, {}
+    for provider, name, vtid, payload, vpid in events:
+        if provider != 'zeprof_ze':
+            continue
+        function, _, kind = name.rpartition('_')
+        stack = stacks.setdefault(vtid, [])
+        if kind == 'entry':
+            stack.append(function)
+            entries[function] = entries.get(function, 0) + 1
+        elif kind == 'exit':
+            if not stack or stack.pop() != function:
+                fail(f'unpaired exit of {function} on thread {vtid}')
+            if 'result = 0x0' not in payload:
+                fail(f'{function} failed on thread {vtid}: {payload}')
+    if any(stacks.values()):
+        fail('calls without exit')
+    want = threads * calls
+    if len(stacks) != threads or any(entries.get(f) != want
+                                     for f in ('zeInit', 'zeDriverGet', 'zeDeviceGet')):
+        fail(f'expected {want} calls of each function on {threads} threads: {entries} '
+             f'on {len(stacks)} threads')
+    print(f'{r.stdout.strip()}: {sum(entries.values())} calls traced on {len(stacks)} threads')
+
+
+NEW_FUNCTION = '''
+typedef struct _ze_zeprof_future_desc_t
+{
+    ze_structure_type_t stype;                      ///< [in] type of this structure
+    const void* pNext;                              ///< [in][optional] extension
+    uint32_t ordinal;                               ///< [in] an ordinal
+    const char* pLabel;                             ///< [in] a label
+} ze_zeprof_future_desc_t;
+
+ZE_APIEXPORT ze_result_t ZE_APICALL
+zeZeprofFutureCreate(
+    ze_context_handle_t hContext,                   ///< [in] handle of the context
+    const ze_zeprof_future_desc_t* desc,            ///< [in] pointer to a descriptor
+    uint64_t* pValue                                ///< [out] value written
+    );
+'''
+
+
+def generate(script, include_dir, compat, outdir):
+    r = subprocess.run([sys.executable, script, '--include-dir', include_dir, '--compat', compat,
+                        '--outdir', outdir], capture_output=True, text=True, timeout=120)
+    if r.returncode != 0:
+        fail(f'the generator failed: {r.stderr}')
+    with open(os.path.join(outdir, 'zeprof_api.h'), encoding='utf-8') as f:
+        count = int(re.search(r'#define ZEPROF_API_FUNCTION_COUNT (\d+)', f.read()).group(1))
+    return count
+
+
+def test_generator(script, include_dir, compat):
+    with tempfile.TemporaryDirectory() as tmp:
+        newer = os.path.join(tmp, 'include')
+        shutil.copytree(include_dir, newer)
+        header = os.path.join(newer, 'ze_api.h')
+        with open(header, encoding='utf-8') as f:
+            text = f.read()
+        cut = text.rindex('#if defined(__cplusplus)')
+        with open(header, 'w', encoding='utf-8') as f:
+            f.write(text[:cut] + NEW_FUNCTION + text[cut:])
+        os.mkdir(os.path.join(tmp, 'old'))
+        os.mkdir(os.path.join(tmp, 'new'))
+        old_count = generate(script, include_dir, compat, os.path.join(tmp, 'old'))
+        new_count = generate(script, newer, compat, os.path.join(tmp, 'new'))
+        if new_count != old_count + 1:
+            fail(f'expected one more function: {old_count} -> {new_count}')
+
+        def read(name):
+            with open(os.path.join(tmp, 'new', name), encoding='utf-8') as f:
+                return f.read()
+        wants = {
+            'zeprof_api.h': ['struct zeprof_args_zeZeprofFutureCreate {',
+                             '(ZE_APICALL *zeZeprofFutureCreate)('],
+            'wrappers_ze.c': ['ze_result_t ZE_APICALL zeZeprofFutureCreate('],
+            'zeprof_shim.map': ['zeZeprofFutureCreate;'],
+            'zeprof_ze.h': ['zeZeprofFutureCreate_entry', 'zeZeprofFutureCreate_exit',
+                            'pValue_val', 'zeZeprofFutureCreate_desc', 'desc_ordinal',
+                            'lttng_ust_field_string(desc_pLabel'],
+        }
+        for name, needles in wants.items():
+            text = read(name)
+            for needle in needles:
+                if needle not in text:
+                    fail(f'{name} lacks {needle!r}')
+    print(f'{old_count} functions from the installed headers, {new_count} from the newer copy')
+
+
+def test_constructor(trace_run, shim, program):
+    with tempfile.TemporaryDirectory() as tmp:
+        trace_dir = os.path.join(tmp, 'trace')
+        r = run([trace_run, trace_dir, '--', 'env', f'LD_PRELOAD={preload(shim)}', program])
+        if r.returncode == 77:
+            sys.exit(77)
+        if r.returncode != 0:
+            fail(f'l0_constructor failed ({r.returncode}): {r.stdout} {r.stderr}')
+        events = read_trace(trace_dir)
+    api = [(e[1], e[3]) for e in events if e[0] == 'zeprof_ze']
+    names = [name for name, _ in api]
+    if names != ['zeInit_entry', 'zeInit_exit', 'zeDriverGet_entry', 'zeDriverGet_exit']:
+        fail(f'unexpected events: {names}')
+    if 'result = 0x0' not in api[1][1]:
+        fail(f'zeInit traced with another result: {api[1][1]}')
+    print(f'{r.stdout.strip()}: {names}')
+
+
+def main():
+    if len(sys.argv) < 2:
+        fail(__doc__)
+    command, args = sys.argv[1], sys.argv[2:]
+    tests = {
+        'exports': test_exports,
+        'same-results': test_same_results,
+        'missing-loader': test_missing_loader,
+        'missing-lttng': test_missing_lttng,
+        'traced': test_traced,
+        'valgrind': test_valgrind,
+        'threads': test_threads,
+        'constructor': test_constructor,
+        'generator': test_generator,
+    }
+    if command not in tests:
+        fail(f'unknown test {command}')
+    tests[command](*args)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,4 @@
+/* Instantiates the test provider zeprof_ze (probes live in this object only). */
+#define LTTNG_UST_TRACEPOINT_CREATE_PROBES
+#define LTTNG_UST_TRACEPOINT_DEFINE
+#include "gen-tp-ze.h"

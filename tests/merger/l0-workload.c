@@ -1,0 +1,109 @@
+/*
+ * l0-workload: a small Level Zero program with a known shape, for the merger's end-to-end test
+ * on the simulated device under the real shim (e2e-simdevice.py knows these counts):
+ *   immediate list: 8 x zesim_spin (30 us) and 4 x 64 KiB copies, each waited for on an event;
+ *   regular list: 1 x zesim_spin (50 us), executed 3 times, each followed by a queue sync.
+ */
+#include <level_zero/ze_api.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define TRY(call)                                                                                  \
+    do {                                                                                           \
+        ze_result_t result_ = (call);                                                              \
+        if (result_ != ZE_RESULT_SUCCESS) {                                                        \
+            fprintf(stderr, "l0-workload: %s failed: 0x%x\n", #call, (unsigned)result_);           \
+            return 1;                                                                              \
+        }                                                                                          \
+    } while (0)
+
+enum { SPINS = 8, COPIES = 4, EXECUTIONS = 3, COPY_BYTES = 64 * 1024 };
+
+int main(void)
+{
+    TRY(zeInit(ZE_INIT_FLAG_GPU_ONLY));
+    uint32_t count = 1;
+    ze_driver_handle_t driver;
+    TRY(zeDriverGet(&count, &driver));
+    ze_device_handle_t device;
+    count = 1;
+    TRY(zeDeviceGet(driver, &count, &device));
+    ze_context_desc_t context_desc = {.stype = ZE_STRUCTURE_TYPE_CONTEXT_DESC};
+    ze_context_handle_t context;
+    TRY(zeContextCreate(driver, &context_desc, &context));
+
+    static const uint8_t spirv[] = {0x03, 0x02, 0x23, 0x07};
+    ze_module_desc_t module_desc = {.stype = ZE_STRUCTURE_TYPE_MODULE_DESC,
+                                    .format = ZE_MODULE_FORMAT_IL_SPIRV,
+                                    .inputSize = sizeof(spirv),
+                                    .pInputModule = spirv};
+    ze_module_handle_t module;
+    TRY(zeModuleCreate(context, device, &module_desc, &module, NULL));
+    ze_kernel_desc_t spin_desc = {.stype = ZE_STRUCTURE_TYPE_KERNEL_DESC,
+                                  .pKernelName = "zesim_spin"};
+    ze_kernel_handle_t spin;
+    TRY(zeKernelCreate(module, &spin_desc, &spin));
+    TRY(zeKernelSetGroupSize(spin, 1, 1, 1));
+    ze_group_count_t groups = {1, 1, 1};
+
+    ze_event_pool_desc_t pool_desc = {.stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC,
+                                      .flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE,
+                                      .count = 1};
+    ze_event_pool_handle_t pool;
+    TRY(zeEventPoolCreate(context, &pool_desc, 1, &device, &pool));
+    ze_event_desc_t event_desc = {.stype = ZE_STRUCTURE_TYPE_EVENT_DESC,
+                                  .signal = ZE_EVENT_SCOPE_FLAG_HOST,
+                                  .wait = ZE_EVENT_SCOPE_FLAG_HOST};
+    ze_event_handle_t event;
+    TRY(zeEventCreate(pool, &event_desc, &event));
+
+    ze_command_queue_desc_t queue_desc = {.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
+                                          .mode = ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS};
+    ze_command_list_handle_t immediate;
+    TRY(zeCommandListCreateImmediate(context, device, &queue_desc, &immediate));
+    uint64_t spin_ns = 30000;
+    TRY(zeKernelSetArgumentValue(spin, 0, sizeof(spin_ns), &spin_ns));
+    for (int i = 0; i < SPINS; i++) {
+        TRY(zeCommandListAppendLaunchKernel(immediate, spin, &groups, event, 0, NULL));
+        TRY(zeEventHostSynchronize(event, UINT64_MAX));
+        TRY(zeEventHostReset(event));
+    }
+    ze_host_mem_alloc_desc_t host_desc = {.stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC};
+    void *source, *destination;
+    TRY(zeMemAllocHost(context, &host_desc, COPY_BYTES, 64, &source));
+    TRY(zeMemAllocHost(context, &host_desc, COPY_BYTES, 64, &destination));
+    for (int i = 0; i < COPIES; i++) {
+        TRY(zeCommandListAppendMemoryCopy(immediate, destination, source, COPY_BYTES, event, 0,
+                                          NULL));
+        TRY(zeEventHostSynchronize(event, UINT64_MAX));
+        TRY(zeEventHostReset(event));
+    }
+
+    ze_command_queue_handle_t queue;
+    TRY(zeCommandQueueCreate(context, device, &queue_desc, &queue));
+    ze_command_list_desc_t list_desc = {.stype = ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC};
+    ze_command_list_handle_t regular;
+    TRY(zeCommandListCreate(context, device, &list_desc, &regular));
+    spin_ns = 50000;
+    TRY(zeKernelSetArgumentValue(spin, 0, sizeof(spin_ns), &spin_ns));
+    TRY(zeCommandListAppendLaunchKernel(regular, spin, &groups, NULL, 0, NULL));
+    TRY(zeCommandListClose(regular));
+    for (int i = 0; i < EXECUTIONS; i++) {
+        TRY(zeCommandQueueExecuteCommandLists(queue, 1, &regular, NULL));
+        TRY(zeCommandQueueSynchronize(queue, UINT64_MAX));
+    }
+
+    TRY(zeCommandListDestroy(regular));
+    TRY(zeCommandQueueDestroy(queue));
+    TRY(zeCommandListDestroy(immediate));
+    TRY(zeMemFree(context, source));
+    TRY(zeMemFree(context, destination));
+    TRY(zeEventDestroy(event));
+    TRY(zeEventPoolDestroy(pool));
+    TRY(zeKernelDestroy(spin));
+    TRY(zeModuleDestroy(module));
+    TRY(zeContextDestroy(context));
+    puts("l0-workload: done");
+    return 0;
+}

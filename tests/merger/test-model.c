@@ -1,0 +1,429 @@
+/* Unit tests of tolerant reconstruction and statistics: synthetic event sequences fed straight
+ * into the model (no babeltrace, no LTTng). */
+#include "check.h"
+#include "model.h"
+#include "stats.h"
+
+#include <string.h>
+
+struct fixture {
+    struct zm_stats stats;
+    struct zm_model model;
+};
+
+static void setup(struct fixture *f, bool extended)
+{
+    zm_stats_init(&f->stats, extended);
+    CHECK_EQ(zm_model_init(&f->model, &f->stats, NULL, 100), 0);
+    CHECK_EQ(zm_model_begin_host(&f->model, "host-a", "/trace"), 0);
+}
+
+static void teardown(struct fixture *f)
+{
+    zm_model_release(&f->model);
+    zm_stats_release(&f->stats);
+}
+
+static void feed(struct fixture *f, struct zm_event event)
+{
+    CHECK_EQ(zm_model_event(&f->model, &event), 0);
+}
+
+static struct zm_event api(struct fixture *f, enum zm_event_kind kind, int64_t ns, int64_t tid,
+                           const char *function, uint32_t result)
+{
+    return (struct zm_event){.kind = kind,
+                             .ns = ns,
+                             .pid = 100,
+                             .tid = tid,
+                             .function = zm_intern(&f->model.names, function),
+                             .result = result};
+}
+
+static void entry(struct fixture *f, int64_t ns, int64_t tid, const char *function)
+{
+    feed(f, api(f, ZM_EVENT_API_ENTRY, ns, tid, function, 0));
+}
+
+static void leave(struct fixture *f, int64_t ns, int64_t tid, const char *function, uint32_t result)
+{
+    feed(f, api(f, ZM_EVENT_API_EXIT, ns, tid, function, result));
+}
+
+static const struct zm_stat_row *row(struct zm_stat_table *table, const char *name)
+{
+    for (size_t i = 0; i < table->count; i++) {
+        if (strcmp(table->rows[i].name, name) == 0)
+            return &table->rows[i];
+    }
+    return NULL;
+}
+
+static const struct zm_stat_row *api_row(struct fixture *f, const char *name)
+{
+    const struct zm_stat_row *found = row(&f->stats.api, name);
+    CHECK(found != NULL);
+    static const struct zm_stat_row empty = {0};
+    return found ? found : &empty;
+}
+
+static const struct zm_stat_row *device_row(struct fixture *f, const char *name)
+{
+    const struct zm_stat_row *found = row(&f->stats.device, name);
+    CHECK(found != NULL);
+    static const struct zm_stat_row empty = {0};
+    return found ? found : &empty;
+}
+
+static void test_calls_pair_per_thread(void)
+{
+    struct fixture f;
+    setup(&f, false);
+    entry(&f, 100, 1, "zeInit");
+    entry(&f, 110, 2, "zeInit"); /* another thread, interleaved */
+    leave(&f, 130, 1, "zeInit", 0);
+    leave(&f, 170, 2, "zeInit", 0);
+    CHECK_EQ(zm_model_end_host(&f.model), 0);
+    const struct zm_stat_row *r = api_row(&f, "zeInit");
+    CHECK_EQ(r->calls, 2);
+    CHECK_EQ(r->total_ns, 30 + 60);
+    CHECK_EQ(r->min_ns, 30);
+    CHECK_EQ(r->max_ns, 60);
+    CHECK_EQ(zm_model_thread_count(&f.model), 2);
+    CHECK_EQ(zm_model_process_count(&f.model), 1);
+    CHECK_EQ(f.model.anomalies.orphan_exits + f.model.anomalies.synthetic_closes, 0);
+    teardown(&f);
+}
+
+static void test_nested_calls_nest(void)
+{
+    struct fixture f;
+    setup(&f, false);
+    entry(&f, 0, 1, "zeOuter");
+    entry(&f, 10, 1, "zeInner");
+    leave(&f, 20, 1, "zeInner", 0);
+    leave(&f, 50, 1, "zeOuter", 0);
+    CHECK_EQ(zm_model_end_host(&f.model), 0);
+    CHECK_EQ(api_row(&f, "zeOuter")->total_ns, 50);
+    CHECK_EQ(api_row(&f, "zeInner")->total_ns, 10);
+    teardown(&f);
+}
+
+static void test_orphan_exit_is_counted_and_dropped(void)
+{
+    struct fixture f;
+    setup(&f, false);
+    leave(&f, 10, 1, "zeEventHostSynchronize", 0);
+    entry(&f, 20, 1, "zeInit");
+    leave(&f, 30, 1, "zeEventHostSynchronize", 0); /* not the open call's exit */
+    leave(&f, 40, 1, "zeInit", 0);
+    CHECK_EQ(zm_model_end_host(&f.model), 0);
+    CHECK_EQ(f.model.anomalies.orphan_exits, 2);
+    CHECK(row(&f.stats.api, "zeEventHostSynchronize") == NULL);
+    CHECK_EQ(api_row(&f, "zeInit")->total_ns, 20);
+    teardown(&f);
+}
+
+static void test_lost_inner_exit_closes_it_synthetic(void)
+{
+    struct fixture f;
+    setup(&f, false);
+    entry(&f, 0, 1, "zeOuter");
+    entry(&f, 10, 1, "zeInner");
+    leave(&f, 30, 1, "zeOuter", 0); /* zeInner's exit was lost */
+    CHECK_EQ(zm_model_end_host(&f.model), 0);
+    CHECK_EQ(f.model.anomalies.synthetic_closes, 1);
+    CHECK_EQ(api_row(&f, "zeInner")->total_ns, 20);
+    CHECK_EQ(api_row(&f, "zeOuter")->total_ns, 30);
+    teardown(&f);
+}
+
+static void test_open_call_closes_at_threads_last_event(void)
+{
+    struct fixture f;
+    setup(&f, false);
+    entry(&f, 100, 1, "zeEventHostSynchronize");
+    feed(&f, (struct zm_event){.kind = ZM_EVENT_API_DESC, .ns = 150, .pid = 100, .tid = 1});
+    entry(&f, 1000, 2, "zeInit"); /* a later event on another thread does not extend it */
+    leave(&f, 1100, 2, "zeInit", 0);
+    CHECK_EQ(zm_model_end_host(&f.model), 0);
+    CHECK_EQ(f.model.anomalies.synthetic_closes, 1);
+    const struct zm_stat_row *r = api_row(&f, "zeEventHostSynchronize");
+    CHECK_EQ(r->calls, 1);
+    CHECK_EQ(r->total_ns, 50);
+    teardown(&f);
+}
+
+static void test_inverted_pair_clamps_to_zero(void)
+{
+    struct fixture f;
+    setup(&f, false);
+    entry(&f, 100, 1, "zeInit");
+    leave(&f, 90, 1, "zeInit", 0);
+    CHECK_EQ(zm_model_end_host(&f.model), 0);
+    CHECK_EQ(f.model.anomalies.inverted_intervals, 1);
+    CHECK_EQ(api_row(&f, "zeInit")->total_ns, 0);
+    CHECK_EQ(api_row(&f, "zeInit")->calls, 1);
+    teardown(&f);
+}
+
+static void test_unknown_and_discarded_are_counted(void)
+{
+    struct fixture f;
+    setup(&f, false);
+    feed(&f, (struct zm_event){.kind = ZM_EVENT_UNKNOWN, .ns = 1});
+    feed(&f, (struct zm_event){.kind = ZM_EVENT_UNKNOWN, .ns = 2});
+    zm_model_discarded(&f.model, 7, false);
+    zm_model_discarded(&f.model, 5, false);
+    zm_model_discarded(&f.model, 2, true);
+    CHECK_EQ(zm_model_end_host(&f.model), 0);
+    CHECK_EQ(f.model.anomalies.unknown_events, 2);
+    CHECK_EQ(f.model.anomalies.discarded_events, 12);
+    CHECK_EQ(f.model.anomalies.discarded_packets, 2);
+    CHECK_EQ(f.model.zeprof_events, 0);
+    teardown(&f);
+}
+
+static void test_errors_are_level_zero_error_codes(void)
+{
+    struct fixture f;
+    setup(&f, false);
+    entry(&f, 0, 1, "zeEventQueryStatus");
+    leave(&f, 1, 1, "zeEventQueryStatus", 1); /* ZE_RESULT_NOT_READY: not an error */
+    entry(&f, 2, 1, "zeEventQueryStatus");
+    leave(&f, 3, 1, "zeEventQueryStatus", 0x78000004u); /* INVALID_ARGUMENT */
+    entry(&f, 4, 1, "zeEventQueryStatus");
+    leave(&f, 5, 1, "zeEventQueryStatus", 0x70000001u); /* DEVICE_LOST */
+    CHECK_EQ(zm_model_end_host(&f.model), 0);
+    CHECK_EQ(api_row(&f, "zeEventQueryStatus")->errors, 2);
+    CHECK_EQ(api_row(&f, "zeEventQueryStatus")->calls, 3);
+    teardown(&f);
+}
+
+static void test_extended_rows_split_by_thread(void)
+{
+    struct fixture f;
+    setup(&f, true);
+    entry(&f, 0, 1, "zeInit");
+    leave(&f, 10, 1, "zeInit", 0);
+    entry(&f, 0, 2, "zeInit");
+    leave(&f, 30, 2, "zeInit", 0);
+    CHECK_EQ(zm_model_end_host(&f.model), 0);
+    CHECK_EQ(f.stats.api.count, 2);
+    zm_stats_sort(&f.stats.api);
+    CHECK_EQ(f.stats.api.rows[0].tid, 2); /* sorted by time */
+    CHECK_EQ(f.stats.api.rows[0].total_ns, 30);
+    CHECK_EQ(f.stats.api.rows[1].tid, 1);
+    teardown(&f);
+}
+
+/* Device: 10 MHz, 32-bit kernel timestamps, one anchor at host 1 ms = tick 0xfffff000. */
+static void device_setup(struct fixture *f, bool with_anchor)
+{
+    feed(f, (struct zm_event){.kind = ZM_EVENT_DEVICE_PROPERTIES,
+                              .ns = 500000,
+                              .pid = 100,
+                              .tid = 1,
+                              .device = 0xd0,
+                              .name = "Dev",
+                              .uuid = "01",
+                              .timer_hz = 10000000,
+                              .kernel_timestamp_valid_bits = 32});
+    if (!with_anchor)
+        return;
+    feed(f, (struct zm_event){.kind = ZM_EVENT_CLOCK_SAMPLE_BEGIN,
+                              .ns = 999950,
+                              .pid = 100,
+                              .tid = 1,
+                              .device = 0xd0,
+                              .anchor = 1,
+                              .sample = 0});
+    feed(f, (struct zm_event){.kind = ZM_EVENT_CLOCK_SAMPLE_END,
+                              .ns = 1000050,
+                              .pid = 100,
+                              .tid = 1,
+                              .device = 0xd0,
+                              .anchor = 1,
+                              .sample = 0,
+                              .device_ticks = 0xfffff000ull});
+}
+
+static void append_to(struct fixture *f, int64_t ns, uint64_t call_id, const char *name,
+                      uint64_t list)
+{
+    entry(f, ns, 1, "zeCommandListAppendLaunchKernel");
+    feed(f, (struct zm_event){.kind = ZM_EVENT_APPEND,
+                              .ns = ns + 1,
+                              .pid = 100,
+                              .tid = 1,
+                              .call_id = call_id,
+                              .device = 0xd0,
+                              .list = list,
+                              .name = name,
+                              .append_kind = "kernel"});
+    leave(f, ns + 2, 1, "zeCommandListAppendLaunchKernel", 0);
+}
+
+static void append_call(struct fixture *f, int64_t ns, uint64_t call_id, const char *name)
+{
+    entry(f, ns, 1, "zeCommandListAppendLaunchKernel");
+    feed(f, (struct zm_event){.kind = ZM_EVENT_APPEND,
+                              .ns = ns + 1,
+                              .pid = 100,
+                              .tid = 1,
+                              .call_id = call_id,
+                              .device = 0xd0,
+                              .name = name,
+                              .append_kind = "kernel"});
+    leave(f, ns + 2, 1, "zeCommandListAppendLaunchKernel", 0);
+}
+
+static void timing(struct fixture *f, int64_t ns, uint64_t call_id, uint64_t execution,
+                   uint64_t start, uint64_t end, uint32_t status)
+{
+    feed(f, (struct zm_event){.kind = ZM_EVENT_DEVICE_TIMING,
+                              .ns = ns,
+                              .pid = 100,
+                              .tid = 1,
+                              .call_id = call_id,
+                              .execution = execution,
+                              .device = 0xd0,
+                              .queue = 0x300,
+                              .global_start = start & 0xffffffffu,
+                              .global_end = end & 0xffffffffu,
+                              .status = status});
+}
+
+static void test_device_timing_links_to_append_across_wrap(void)
+{
+    struct fixture f;
+    setup(&f, false);
+    device_setup(&f, true);
+    append_call(&f, 1100000, 7, "my_kernel");
+    /* Starts 0x800 ticks after the anchor, 0x1000 ticks long: crosses 2^32. */
+    timing(&f, 2000000, 7, 0, 0xfffff800ull, 0x100000800ull, 0);
+    CHECK_EQ(zm_model_end_host(&f.model), 0);
+    const struct zm_stat_row *r = device_row(&f, "my_kernel");
+    CHECK_EQ(r->calls, 1);
+    CHECK_EQ(r->total_ns, 0x1000 * 100);
+    CHECK_EQ(f.model.anomalies.unmatched_timings + f.model.anomalies.inverted_intervals, 0);
+    CHECK_EQ(f.model.label_count, 1);
+    teardown(&f);
+}
+
+static void test_regular_list_executions_share_the_append(void)
+{
+    struct fixture f;
+    setup(&f, false);
+    device_setup(&f, true);
+    append_call(&f, 1100000, 9, "replayed");
+    timing(&f, 1200000, 9, 1, 0xfffff400ull, 0xfffff500ull, 0);
+    timing(&f, 1300000, 9, 2, 0xfffff600ull, 0xfffff700ull, 0);
+    append_call(&f, 1400000, 10, "once");
+    timing(&f, 1500000, 10, 0, 0xfffff800ull, 0xfffff810ull, 0);
+    timing(&f, 1600000, 10, 0, 0xfffff900ull, 0xfffff910ull, 0); /* append already consumed */
+    CHECK_EQ(zm_model_end_host(&f.model), 0);
+    CHECK_EQ(device_row(&f, "replayed")->calls, 2);
+    CHECK_EQ(device_row(&f, "replayed")->total_ns, 2 * 256 * 100);
+    CHECK_EQ(device_row(&f, "once")->calls, 1);
+    CHECK_EQ(device_row(&f, "(unknown append)")->calls, 1);
+    CHECK_EQ(f.model.anomalies.unmatched_timings, 1);
+    teardown(&f);
+}
+
+static void test_list_destroy_forgets_its_appends(void)
+{
+    struct fixture f;
+    setup(&f, false);
+    device_setup(&f, true);
+    append_to(&f, 1100000, 1, "kept", 0x200);
+    append_to(&f, 1100100, 2, "kept", 0x200);
+    append_to(&f, 1100200, 3, "other", 0x300);
+    CHECK_EQ(f.model.appends.count, 3);
+    timing(&f, 1200000, 1, 1, 0xfffff400ull, 0xfffff500ull, 0);
+    struct zm_event destroy = api(&f, ZM_EVENT_API_ENTRY, 1300000, 1, "zeCommandListDestroy", 0);
+    destroy.list = 0x200;
+    feed(&f, destroy);
+    timing(&f, 1300001, 2, 1, 0xfffff600ull, 0xfffff700ull, 0); /* drained inside the call */
+    leave(&f, 1300002, 1, "zeCommandListDestroy", 0);
+    CHECK_EQ(f.model.appends.count, 1); /* only list 0x300's append is left */
+    timing(&f, 1400000, 1, 2, 0xfffff800ull, 0xfffff900ull, 0); /* after destroy: unknown */
+    timing(&f, 1400001, 3, 1, 0xfffff800ull, 0xfffff900ull, 0);
+    CHECK_EQ(zm_model_end_host(&f.model), 0);
+    CHECK_EQ(device_row(&f, "kept")->calls, 2);
+    CHECK_EQ(device_row(&f, "other")->calls, 1);
+    CHECK_EQ(f.model.anomalies.unmatched_timings, 1);
+    teardown(&f);
+}
+
+static void test_lost_and_unanchored_timings_are_counted(void)
+{
+    struct fixture f;
+    setup(&f, false);
+    device_setup(&f, false); /* properties, but no anchor */
+    append_call(&f, 1100000, 1, "k");
+    append_call(&f, 1200000, 2, "k");
+    timing(&f, 1300000, 1, 0, 0, 0, 1); /* lost */
+    timing(&f, 1400000, 2, 0, 100, 150, 0);
+    feed(&f, (struct zm_event){.kind = ZM_EVENT_DEVICE_TIMING,
+                               .ns = 1500000,
+                               .pid = 100,
+                               .tid = 1,
+                               .call_id = 3,
+                               .device = 0xbad}); /* a device never described */
+    CHECK_EQ(zm_model_end_host(&f.model), 0);
+    CHECK_EQ(f.model.anomalies.lost_timings, 1);
+    CHECK_EQ(f.model.anomalies.unanchored_timings, 2);
+    /* Unanchored work is still tallied, at the nominal rate. */
+    CHECK_EQ(device_row(&f, "k")->calls, 1);
+    CHECK_EQ(device_row(&f, "k")->total_ns, 50 * 100);
+    teardown(&f);
+}
+
+static void test_inverted_device_interval_clamps(void)
+{
+    struct fixture f;
+    setup(&f, false);
+    device_setup(&f, true);
+    append_call(&f, 1100000, 5, "backwards");
+    timing(&f, 1200000, 5, 0, 0xfffff900ull, 0xfffff800ull, 0);
+    CHECK_EQ(zm_model_end_host(&f.model), 0);
+    CHECK_EQ(f.model.anomalies.inverted_intervals, 1);
+    CHECK_EQ(device_row(&f, "backwards")->total_ns, 0);
+    teardown(&f);
+}
+
+static void test_second_host_is_separate(void)
+{
+    struct fixture f;
+    setup(&f, false);
+    entry(&f, 0, 1, "zeInit"); /* left open on host A */
+    CHECK_EQ(zm_model_end_host(&f.model), 0);
+    CHECK_EQ(zm_model_begin_host(&f.model, "host-b", "/trace-b"), 1);
+    leave(&f, 10, 1, "zeInit", 0); /* same pid/tid on host B: an orphan there */
+    CHECK_EQ(zm_model_end_host(&f.model), 0);
+    CHECK_EQ(f.model.anomalies.synthetic_closes, 1);
+    CHECK_EQ(f.model.anomalies.orphan_exits, 1);
+    CHECK_EQ(zm_model_thread_count(&f.model), 2);
+    teardown(&f);
+}
+
+int main(void)
+{
+    RUN(test_calls_pair_per_thread);
+    RUN(test_nested_calls_nest);
+    RUN(test_orphan_exit_is_counted_and_dropped);
+    RUN(test_lost_inner_exit_closes_it_synthetic);
+    RUN(test_open_call_closes_at_threads_last_event);
+    RUN(test_inverted_pair_clamps_to_zero);
+    RUN(test_unknown_and_discarded_are_counted);
+    RUN(test_errors_are_level_zero_error_codes);
+    RUN(test_extended_rows_split_by_thread);
+    RUN(test_device_timing_links_to_append_across_wrap);
+    RUN(test_regular_list_executions_share_the_append);
+    RUN(test_list_destroy_forgets_its_appends);
+    RUN(test_lost_and_unanchored_timings_are_counted);
+    RUN(test_inverted_device_interval_clamps);
+    RUN(test_second_host_is_separate);
+    return check_status();
+}

@@ -1,0 +1,93 @@
+/*
+ * LTTng-UST provider zeprof_device: device properties, clock anchors and device timing results.
+ * Fields and their order are fixed by docs/tracepoints.md ("Device work"); the device-timing
+ * engine fires these events with lttng_ust_tracepoint(zeprof_device, <event>, ...).
+ */
+#undef LTTNG_UST_TRACEPOINT_PROVIDER
+#define LTTNG_UST_TRACEPOINT_PROVIDER zeprof_device
+#undef LTTNG_UST_TRACEPOINT_INCLUDE
+#define LTTNG_UST_TRACEPOINT_INCLUDE "zeprof_device.h"
+
+#if !defined(ZEPROF_DEVICE_PROVIDER_H) || defined(LTTNG_UST_TRACEPOINT_HEADER_MULTI_READ)
+#define ZEPROF_DEVICE_PROVIDER_H
+
+#include <stdint.h>
+#include <lttng/tracepoint.h>
+
+/* Once per device per process, before any anchor or timing of that device. */
+LTTNG_UST_TRACEPOINT_EVENT(zeprof_device, device_properties,
+    LTTNG_UST_TP_ARGS(uint64_t, device, uint64_t, driver, const char *, name, const char *, uuid,
+        uint32_t, type, uint64_t, timer_hz, uint32_t, timestamp_valid_bits,
+        uint32_t, kernel_timestamp_valid_bits),
+    LTTNG_UST_TP_FIELDS(
+        lttng_ust_field_integer_hex(uint64_t, device, device)
+        lttng_ust_field_integer_hex(uint64_t, driver, driver)
+        lttng_ust_field_string(name, name)
+        lttng_ust_field_string(uuid, uuid)
+        lttng_ust_field_integer(uint32_t, type, type)
+        lttng_ust_field_integer(uint64_t, timer_hz, timer_hz)
+        lttng_ust_field_integer(uint32_t, timestamp_valid_bits, timestamp_valid_bits)
+        lttng_ust_field_integer(uint32_t, kernel_timestamp_valid_bits, kernel_timestamp_valid_bits)
+    )
+)
+
+/* The host time of a clock sample lies between clock_sample_begin and clock_sample_end. */
+LTTNG_UST_TRACEPOINT_EVENT(zeprof_device, clock_sample_begin,
+    LTTNG_UST_TP_ARGS(uint64_t, device, uint64_t, anchor, uint32_t, sample),
+    LTTNG_UST_TP_FIELDS(
+        lttng_ust_field_integer_hex(uint64_t, device, device)
+        lttng_ust_field_integer(uint64_t, anchor, anchor)
+        lttng_ust_field_integer(uint32_t, sample, sample)
+    )
+)
+
+LTTNG_UST_TRACEPOINT_EVENT(zeprof_device, clock_sample_end,
+    LTTNG_UST_TP_ARGS(uint64_t, device, uint64_t, anchor, uint32_t, sample, uint64_t, device_ticks,
+        uint32_t, result),
+    LTTNG_UST_TP_FIELDS(
+        lttng_ust_field_integer_hex(uint64_t, device, device)
+        lttng_ust_field_integer(uint64_t, anchor, anchor)
+        lttng_ust_field_integer(uint32_t, sample, sample)
+        lttng_ust_field_integer(uint64_t, device_ticks, device_ticks)
+        lttng_ust_field_integer_hex(uint32_t, result, result)
+    )
+)
+
+/* Between the entry and exit of each profiled append, on the calling thread. */
+LTTNG_UST_TRACEPOINT_EVENT(zeprof_device, append,
+    LTTNG_UST_TP_ARGS(uint64_t, call_id, uint64_t, device, uint64_t, context, uint64_t, list,
+        const char *, kind, const char *, name, uint64_t, bytes, uint64_t, groups),
+    LTTNG_UST_TP_FIELDS(
+        lttng_ust_field_integer(uint64_t, call_id, call_id)
+        lttng_ust_field_integer_hex(uint64_t, device, device)
+        lttng_ust_field_integer_hex(uint64_t, context, context)
+        lttng_ust_field_integer_hex(uint64_t, list, list)
+        lttng_ust_field_string(kind, kind)
+        lttng_ust_field_string(name, name)
+        lttng_ust_field_integer(uint64_t, bytes, bytes)
+        lttng_ust_field_integer(uint64_t, groups, groups)
+    )
+)
+
+/* One per completed execution of a profiled append. Ten arguments: LTTng-UST's maximum. */
+LTTNG_UST_TRACEPOINT_EVENT(zeprof_device, device_timing,
+    LTTNG_UST_TP_ARGS(uint64_t, call_id, uint64_t, execution, uint64_t, device, uint64_t, queue,
+        uint64_t, list, uint64_t, global_start, uint64_t, global_end, uint64_t, context_start,
+        uint64_t, context_end, uint32_t, status),
+    LTTNG_UST_TP_FIELDS(
+        lttng_ust_field_integer(uint64_t, call_id, call_id)
+        lttng_ust_field_integer(uint64_t, execution, execution)
+        lttng_ust_field_integer_hex(uint64_t, device, device)
+        lttng_ust_field_integer_hex(uint64_t, queue, queue)
+        lttng_ust_field_integer_hex(uint64_t, list, list)
+        lttng_ust_field_integer(uint64_t, global_start, global_start)
+        lttng_ust_field_integer(uint64_t, global_end, global_end)
+        lttng_ust_field_integer(uint64_t, context_start, context_start)
+        lttng_ust_field_integer(uint64_t, context_end, context_end)
+        lttng_ust_field_integer(uint32_t, status, status)
+    )
+)
+
+#endif /* ZEPROF_DEVICE_PROVIDER_H */
+
+#include <lttng/tracepoint-event.h>
