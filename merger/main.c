@@ -38,33 +38,44 @@ static json_t *devices_json(const struct zm_model *model)
     return devices;
 }
 
-static int write_timeline(struct zm_timeline *timeline, const struct zm_model *model, char *reason,
-                          int reason_size)
+static int write_timeline(struct zm_timeline *timeline, const struct zm_model *model,
+                          struct zm_placement *placement, char *reason, int reason_size)
 {
     int status = -1;
-    struct zm_placement placement = {0};
-    const char **hostnames = calloc(model->host_count + 1, sizeof(*hostnames));
-    if (!hostnames)
-        goto end;
-    for (uint32_t i = 0; i < model->host_count; i++)
-        hostnames[i] = model->hosts[i].hostname;
-    if (zm_placement_compute(&placement, hostnames, model->host_count) != 0)
-        goto end;
-    json_t *metadata = json_pack("{s:o, s:[], s:o, s:o}", "hosts", zm_placement_to_json(&placement),
-                                 "remote_windows", "devices", devices_json(model), "anomalies",
+    json_t *metadata = json_pack("{s:o, s:o, s:o, s:o}", "hosts", zm_placement_to_json(placement),
+                                 "remote_windows", zm_placement_windows_json(placement), "devices",
+                                 devices_json(model), "anomalies",
                                  zm_tally_anomalies_json(&model->anomalies));
-    if (!metadata)
-        goto end;
-    struct zm_timeline_placement axis = {zm_placement_offset, zm_placement_placed, &placement};
-    status = zm_timeline_finish(timeline, &axis, metadata, reason, reason_size);
-    timeline = NULL;
-    json_decref(metadata);
-end:
-    if (timeline) {
+    if (!metadata) {
         snprintf(reason, (size_t)reason_size, "Failed to write timeline: reason=out of memory");
         zm_timeline_abort(timeline);
+        return -1;
     }
-    zm_placement_release(&placement);
+    struct zm_timeline_placement axis = {zm_placement_axis, zm_placement_bound,
+                                         zm_placement_placed, placement};
+    status = zm_timeline_finish(timeline, &axis, metadata, reason, reason_size);
+    json_decref(metadata);
+    return status;
+}
+
+/* Places every host on one axis from the frames read; the anomalies it finds join the model's. */
+static int place_hosts(struct zm_model *model, struct zm_placement *placement, char *reason,
+                       int reason_size)
+{
+    int status = -1;
+    const char **hostnames = calloc(model->host_count + 1, sizeof(*hostnames));
+    if (!hostnames) {
+        snprintf(reason, (size_t)reason_size, "Failed to place hosts: reason=out of memory");
+        return -1;
+    }
+    for (uint32_t i = 0; i < model->host_count; i++)
+        hostnames[i] = model->hosts[i].hostname;
+    if (zm_placement_compute(placement, hostnames, model->host_count, &model->frames,
+                             model->rate_ppm, reason, reason_size) == 0) {
+        model->anomalies.dropped_windows = zm_placement_dropped(placement);
+        model->anomalies.incomplete_frames = zm_placement_incomplete(placement);
+        status = 0;
+    }
     free(hostnames);
     return status;
 }
@@ -90,6 +101,7 @@ int main(int argc, char **argv)
     struct zm_timeline *timeline = NULL;
     struct zm_stats stats;
     struct zm_model model;
+    struct zm_placement placement = {0};
     zm_stats_init(&stats, options.extended);
     if (options.timeline) {
         timeline = zm_timeline_open(options.timeline, reason, sizeof(reason));
@@ -108,15 +120,17 @@ int main(int argc, char **argv)
                            reason, sizeof(reason)) != 0)
             goto error;
     }
+    if (place_hosts(&model, &placement, reason, sizeof(reason)) != 0)
+        goto error;
     if (timeline) {
         struct zm_timeline *finishing = timeline;
         timeline = NULL;
-        if (write_timeline(finishing, &model, reason, sizeof(reason)) != 0)
+        if (write_timeline(finishing, &model, &placement, reason, sizeof(reason)) != 0)
             goto error;
     }
     if (!options.dump) {
-        int printed = options.json ? zm_tally_print_json(stdout, &model, &stats)
-                                   : zm_tally_print_text(stdout, &model, &stats);
+        int printed = options.json ? zm_tally_print_json(stdout, &model, &stats, &placement)
+                                   : zm_tally_print_text(stdout, &model, &stats, &placement);
         if (printed != 0 || fflush(stdout) != 0) {
             snprintf(reason, sizeof(reason), "Failed to write tally: path=stdout");
             goto error;
@@ -128,6 +142,7 @@ error:
     fprintf(stderr, "%s\n", reason);
     zm_timeline_abort(timeline);
 end:
+    zm_placement_release(&placement);
     zm_model_release(&model);
     zm_stats_release(&stats);
     return status;

@@ -66,6 +66,7 @@ int zm_model_init(struct zm_model *model, struct zm_stats *stats, struct zm_time
     zm_map_init(&model->list_appends);
     model->list_destroy = zm_intern(&model->names, "zeCommandListDestroy");
     model->list_reset = zm_intern(&model->names, "zeCommandListReset");
+    remote_set_init(&model->frames);
     model->spool = tmpfile();
     return model->spool && model->list_destroy && model->list_reset ? 0 : -1;
 }
@@ -88,6 +89,7 @@ void zm_model_release(struct zm_model *model)
     zm_map_release(&model->appends);
     zm_map_release(&model->list_appends);
     zm_intern_release(&model->names);
+    remote_set_release(&model->frames);
     if (model->spool)
         fclose(model->spool);
     model->spool = NULL;
@@ -412,8 +414,16 @@ int zm_model_event(struct zm_model *model, const struct zm_event *event)
         return append(model, thread, event);
     case ZM_EVENT_DEVICE_TIMING:
         return device_timing(model, event);
+    case ZM_EVENT_FRAME: {
+        struct remote_key key = {event->session, event->worker, event->sequence};
+        if (remote_set_add(&model->frames, event->frame_mark, &key, (int)model->current_host,
+                           event->pid, event->ns) == 0)
+            return 0;
+        snprintf(model->error, sizeof(model->error), "%s", model->frames.error);
+        return -1;
+    }
     default:
-        return 0; /* descriptors and frames: nothing to reconstruct (yet) */
+        return 0; /* descriptors: nothing to reconstruct */
     }
 }
 

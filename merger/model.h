@@ -14,6 +14,8 @@
  * - A regular list's appends are kept for its executions until zeCommandListDestroy or
  *   zeCommandListReset of that list returns (the shim drains the list inside those calls).
  * - Unknown events are counted; discarded events/packets reported by babeltrace2 are summed.
+ * - Frame marks (zeprof_frame) are collected for placement (remote.h); a frame dispatched or served
+ *   twice is a refusal: zm_model_event fails with `error` set.
  * Completed spans go to the statistics (always) and to the timeline (when one is written).
  * The model owns its threads, devices, appends, spool and name pool; it borrows stats and timeline.
  */
@@ -23,6 +25,7 @@
 #include "clock.h"
 #include "intern.h"
 #include "map.h"
+#include "remote.h"
 #include "stats.h"
 
 #include <stdbool.h>
@@ -58,6 +61,10 @@ struct zm_event {
     uint64_t global_start, global_end, bytes, groups;
     uint32_t sample, status, kernel_timestamp_valid_bits;
     const char *name, *uuid, *append_kind;
+    /* zeprof_frame: the key and which mark */
+    uint64_t session, sequence;
+    uint32_t worker;
+    enum remote_mark frame_mark;
 };
 
 struct zm_anomalies {
@@ -70,6 +77,8 @@ struct zm_anomalies {
     uint64_t lost_timings;       /* device_timing with status 1 */
     uint64_t unmatched_timings;  /* device_timing whose append was not seen */
     uint64_t unanchored_timings; /* device without properties or anchors: not placed in time */
+    uint64_t dropped_windows;    /* remote windows whose peer outlasted its caller */
+    uint64_t incomplete_frames;  /* frames with the caller's or the peer's side missing */
 };
 
 struct zm_device {
@@ -127,6 +136,9 @@ struct zm_model {
 
     FILE *spool; /* Owned by this: raw device timings of the current host */
     uint64_t spooled;
+
+    struct remote_set frames; /* Owned by this: every frame mark, for placement */
+    char error[256];          /* why zm_model_event failed, when it is not memory or I/O */
 };
 
 int zm_model_init(struct zm_model *model, struct zm_stats *stats, struct zm_timeline *timeline,

@@ -1,14 +1,16 @@
 /*
- * placement: puts every host's trace time on one axis (INTERFACE.md metadata.hosts).
+ * placement: puts every host's trace time on one axis (INTERFACE.md metadata.hosts and
+ * metadata.remote_windows), from the frames the model collected (remote.h does the math).
  *
- * For now the first host is the axis (offset 0, method "single") and every other host is
- * "unplaced": kept at offset 0 but reported as such and drawn under "[unplaced]" lane names.
- * This is the seam where frame-based placement (DESIGN.md "Remote dispatch") will plug in: it
- * only has to fill the entries; the timeline already asks this module for offsets per host.
- * Owns its entries.
+ * A single host is the axis ("single"). With several, the host that dispatches and is not served is
+ * the axis, peers reached by frames are "placed" (or "observed" when their own clock already fits),
+ * and hosts no frame reaches are "unplaced": kept at their own time, drawn under "[unplaced]" lane
+ * names. Owns its entries and the solved frames; borrows the host names.
  */
 #ifndef ZM_PLACEMENT_H
 #define ZM_PLACEMENT_H
+
+#include "remote.h"
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -17,21 +19,33 @@
 struct zm_host_placement {
     const char *hostname; /* Weak */
     const char *role;     /* "axis", "placed", "observed" or "unplaced" (static) */
-    const char *method;   /* static */
-    int64_t offset_ns, bound_ns;
+    const char *method;   /* Weak: points into `result` or static */
+    int64_t offset_ns, bound_ns, reference_ns;
 };
 
 struct zm_placement {
     struct zm_host_placement *hosts; /* Owned by this */
     uint32_t count;
+    struct remote_result result;    /* Owned by this */
+    struct remote_cursor *cursors;  /* Owned by this: two per host (axis, bound) */
 };
 
+/* Solves the placement. 0, or -1 with "Failed to place hosts: reason=…" in `reason` (frames that
+ * form a cycle, out of memory). */
 int zm_placement_compute(struct zm_placement *placement, const char *const *hostnames,
-                         uint32_t host_count);
+                         uint32_t host_count, const struct remote_set *frames,
+                         uint64_t max_rate_ppm, char *reason, int reason_size);
 void zm_placement_release(struct zm_placement *placement);
-int64_t zm_placement_offset(void *placement, uint32_t host);
+/* A host's trace time on the axis (unplaced hosts keep their own time); *bound_ns may be NULL. */
+int64_t zm_placement_axis(void *placement, uint32_t host, int64_t host_ns, int64_t *bound_ns);
+/* The placement bound of an instant given by its axis time (for labelling spans). */
+int64_t zm_placement_bound(void *placement, uint32_t host, int64_t axis_ns);
 bool zm_placement_placed(void *placement, uint32_t host);
-/* metadata.hosts: a new JSON array. */
+/* metadata.hosts and metadata.remote_windows: new JSON arrays. */
 json_t *zm_placement_to_json(const struct zm_placement *placement);
+json_t *zm_placement_windows_json(struct zm_placement *placement);
+/* The anomalies placement found: dropped windows, frames with a side missing. */
+uint64_t zm_placement_dropped(const struct zm_placement *placement);
+uint64_t zm_placement_incomplete(const struct zm_placement *placement);
 
 #endif

@@ -32,6 +32,9 @@ enum member {
     M_UUID,
     M_KIND,
     M_COMMAND_LIST,
+    M_SESSION,
+    M_WORKER,
+    M_SEQUENCE,
     M_COUNT
 };
 
@@ -41,6 +44,7 @@ static const char *const member_names[M_COUNT] = {
     "list",         "timer_hz", "global_start", "global_end",
     "bytes",        "groups",   "status",       "kernel_timestamp_valid_bits",
     "name",         "uuid",     "kind",         "hCommandList",
+    "session",      "worker",   "sequence",
 };
 
 /* What the reader learned about one event class, once. */
@@ -50,6 +54,7 @@ struct class_info {
     int member[M_COUNT];  /* payload member index, or -1 */
     bool member_signed[M_COUNT];
     int vpid, vtid; /* common context member index, or -1 */
+    enum remote_mark frame_mark; /* ZM_EVENT_FRAME: which of the four marks */
 };
 
 struct reader {
@@ -150,6 +155,17 @@ api:
     return ZM_EVENT_UNKNOWN;
 }
 
+/* "zeprof_frame:serve_end" -> REMOTE_SERVE_END (classify() accepted the name already). */
+static enum remote_mark frame_mark_of(const char *full)
+{
+    const char *event = strchr(full, ':') + 1;
+    bool serve = strncmp(event, "serve", 5) == 0;
+    bool end = strcmp(event + (serve ? 5 : 8), "_end") == 0;
+    if (serve)
+        return end ? REMOTE_SERVE_END : REMOTE_SERVE_BEGIN;
+    return end ? REMOTE_DISPATCH_END : REMOTE_DISPATCH_BEGIN;
+}
+
 static const struct class_info *class_info_for(struct reader *reader, const bt_event *event)
 {
     const bt_event_class *event_class = bt_event_borrow_class_const(event);
@@ -165,6 +181,8 @@ static const struct class_info *class_info_for(struct reader *reader, const bt_e
     memset(info, 0, sizeof(*info));
     const char *name = bt_event_class_get_name(event_class);
     info->kind = classify(reader, name ? name : "", &info->function);
+    if (info->kind == ZM_EVENT_FRAME)
+        info->frame_mark = frame_mark_of(name);
     const bt_field_class *payload = bt_event_class_borrow_payload_field_class_const(event_class);
     for (int i = 0; i < M_COUNT; i++)
         info->member[i] = find_member(payload, member_names[i], &info->member_signed[i]);
@@ -252,7 +270,12 @@ static int handle_event(struct reader *reader, const bt_message *message)
     } else if (info->kind != ZM_EVENT_API_ENTRY && info->kind != ZM_EVENT_API_DESC) {
         const bt_field *payload = bt_event_borrow_payload_field_const(event);
         decoded.result = (uint32_t)integer_member(payload, info, M_RESULT);
-        if (info->kind != ZM_EVENT_API_EXIT && info->kind != ZM_EVENT_FRAME) {
+        if (info->kind == ZM_EVENT_FRAME) {
+            decoded.frame_mark = info->frame_mark;
+            decoded.session = integer_member(payload, info, M_SESSION);
+            decoded.worker = (uint32_t)integer_member(payload, info, M_WORKER);
+            decoded.sequence = integer_member(payload, info, M_SEQUENCE);
+        } else if (info->kind != ZM_EVENT_API_EXIT) {
             decoded.device = integer_member(payload, info, M_DEVICE);
             decoded.anchor = integer_member(payload, info, M_ANCHOR);
             decoded.sample = (uint32_t)integer_member(payload, info, M_SAMPLE);
@@ -518,7 +541,8 @@ int zm_reader_read(const char *path, struct zm_model *model, FILE *dump, bool ve
     } while (run == BT_GRAPH_RUN_STATUS_AGAIN);
     if (reader.failed) {
         bt_current_thread_clear_error();
-        snprintf(why, sizeof(why), "out of memory or temporary file error");
+        snprintf(why, sizeof(why), "%s",
+                 model->error[0] ? model->error : "out of memory or temporary file error");
         goto end;
     }
     if (run != BT_GRAPH_RUN_STATUS_OK) {

@@ -21,6 +21,8 @@ static const struct anomaly_field anomaly_fields[] = {
     {"lost_timings", offsetof(struct zm_anomalies, lost_timings)},
     {"unmatched_timings", offsetof(struct zm_anomalies, unmatched_timings)},
     {"unanchored_timings", offsetof(struct zm_anomalies, unanchored_timings)},
+    {"dropped_windows", offsetof(struct zm_anomalies, dropped_windows)},
+    {"incomplete_frames", offsetof(struct zm_anomalies, incomplete_frames)},
 };
 
 static uint64_t anomaly_value(const struct zm_anomalies *anomalies, size_t i)
@@ -99,7 +101,24 @@ static void print_table(FILE *out, const struct zm_model *model, struct zm_stat_
     }
 }
 
-int zm_tally_print_text(FILE *out, const struct zm_model *model, struct zm_stats *stats)
+/* Hosts, their role on the time axis and how sure that is (only worth a table with several). */
+static void print_hosts(FILE *out, const struct zm_placement *placement)
+{
+    if (placement->count < 2)
+        return;
+    fputs("Hosts\n", out);
+    for (uint32_t i = 0; i < placement->count; i++) {
+        const struct zm_host_placement *host = &placement->hosts[i];
+        char bound[32];
+        format_duration(bound, sizeof(bound), host->bound_ns);
+        fprintf(out, "%-16s | %-8s | +-%10s | %s\n", host->hostname, host->role, bound,
+                host->method);
+    }
+    fputc('\n', out);
+}
+
+int zm_tally_print_text(FILE *out, const struct zm_model *model, struct zm_stats *stats,
+                        const struct zm_placement *placement)
 {
     size_t processes = zm_model_process_count(model), threads = zm_model_thread_count(model);
     fprintf(out, "zeprof: %u %s, %zu %s, %zu %s, %zu %s\n\n", model->host_count,
@@ -107,6 +126,7 @@ int zm_tally_print_text(FILE *out, const struct zm_model *model, struct zm_stats
             plural(processes, "process", "processes"), threads,
             plural(threads, "thread", "threads"), model->label_count,
             plural(model->label_count, "device", "devices"));
+    print_hosts(out, placement);
     fputs("API calls\n", out);
     print_table(out, model, &stats->api, false, stats->extended);
     fputs("\nDevice work\n", out);
@@ -154,7 +174,8 @@ static json_t *rows_json(const struct zm_model *model, struct zm_stat_table *tab
     return rows;
 }
 
-int zm_tally_print_json(FILE *out, const struct zm_model *model, struct zm_stats *stats)
+int zm_tally_print_json(FILE *out, const struct zm_model *model, struct zm_stats *stats,
+                        const struct zm_placement *placement)
 {
     json_t *tally = json_pack("{s:I, s:I, s:I, s:I}", "hosts", (json_int_t)model->host_count,
                               "processes", (json_int_t)zm_model_process_count(model), "threads",
@@ -165,6 +186,7 @@ int zm_tally_print_json(FILE *out, const struct zm_model *model, struct zm_stats
     json_object_set_new(tally, "api", rows_json(model, &stats->api, false, stats->extended));
     json_object_set_new(tally, "device", rows_json(model, &stats->device, true, stats->extended));
     json_object_set_new(tally, "anomalies", zm_tally_anomalies_json(&model->anomalies));
+    json_object_set_new(tally, "host_placement", zm_placement_to_json(placement));
     int status = json_dumpf(tally, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
     fputc('\n', out);
     json_decref(tally);

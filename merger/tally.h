@@ -7,6 +7,7 @@
 #define ZM_TALLY_H
 
 #include "model.h"
+#include "placement.h"
 #include "stats.h"
 
 #include <jansson.h>
@@ -14,7 +15,10 @@
 
 /* metadata.anomalies and the tally's "anomalies": every counter, zero or not. New reference. */
 json_t *zm_tally_anomalies_json(const struct zm_anomalies *anomalies);
-int zm_tally_print_text(FILE *out, const struct zm_model *model, struct zm_stats *stats);
-int zm_tally_print_json(FILE *out, const struct zm_model *model, struct zm_stats *stats);
+/* With several hosts the tally also lists each host's role and placement bound. */
+int zm_tally_print_text(FILE *out, const struct zm_model *model, struct zm_stats *stats,
+                        const struct zm_placement *placement);
+int zm_tally_print_json(FILE *out, const struct zm_model *model, struct zm_stats *stats,
+                        const struct zm_placement *placement);
 
 #endif

@@ -372,12 +372,13 @@ static int sibling_for(struct zm_timeline *timeline, struct lane *lane, int64_t 
 static int64_t axis_of(void *context, uint32_t host, int64_t key)
 {
     const struct zm_timeline *timeline = context;
-    return key + timeline->placement->offset_ns(timeline->placement->context, host);
+    return timeline->placement->axis_ns(timeline->placement->context, host, key, NULL);
 }
 
 /* The part of an "X" event common to API and device slices. */
 static void slice_head(struct zm_out *text, const char *category, const char *name, int64_t ts,
-                       int64_t duration_ns, uint32_t pid, uint32_t tid, const char *hostname)
+                       int64_t duration_ns, uint32_t pid, uint32_t tid, const char *hostname,
+                       int64_t placement_bound_ns)
 {
     zm_out_literal(text, "{\"ph\":\"X\",\"cat\":\"");
     zm_out_raw(text, category, strlen(category));
@@ -393,6 +394,11 @@ static void slice_head(struct zm_out *text, const char *category, const char *na
     zm_out_u64(text, tid);
     zm_out_literal(text, ",\"args\":{\"host\":");
     zm_out_string(text, hostname);
+    if (placement_bound_ns > 0) {
+        /* A peer host placed from frames: how far this span may be from where it is drawn. */
+        zm_out_literal(text, ",\"placement_bound_ns\":");
+        zm_out_i64(text, placement_bound_ns);
+    }
 }
 
 static void flow_event(struct zm_out *text, const char *phase, int64_t ts, uint64_t flow,
@@ -421,6 +427,8 @@ static int emit(void *context, int64_t axis_ns, uint32_t host, const void *paylo
     }
     int64_t ts = axis_ns - timeline->origin_ns;
     const char *hostname = timeline->hostnames[host];
+    const struct zm_timeline_placement *placement = timeline->placement;
+    int64_t placement_bound = placement->bound_ns(placement->context, host, axis_ns);
     uint8_t type;
     memcpy(&type, payload, 1);
     if (type == RECORD_API) {
@@ -429,7 +437,8 @@ static int emit(void *context, int64_t axis_ns, uint32_t host, const void *paylo
         const struct lane *thread = &timeline->lanes[record.thread_lane];
         separator(timeline);
         slice_head(text, "api", record.name, ts, record.duration_ns,
-                   timeline->lanes[thread->parent].number, thread->number, hostname);
+                   timeline->lanes[thread->parent].number, thread->number, hostname,
+                   placement_bound);
         zm_out_literal(text, ",\"pid\":");
         zm_out_i64(text, thread->pid);
         zm_out_literal(text, ",\"tid\":");
@@ -457,7 +466,7 @@ static int emit(void *context, int64_t axis_ns, uint32_t host, const void *paylo
         uint32_t tid = queue->siblings[sibling].number;
         separator(timeline);
         slice_head(text, "device", record.name, ts, record.duration_ns, device->number, tid,
-                   hostname);
+                   hostname, placement_bound);
         zm_out_literal(text, ",\"device\":");
         zm_out_string(text, device->device_name);
         zm_out_literal(text, ",\"uncertainty_ns\":");

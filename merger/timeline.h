@@ -35,9 +35,11 @@ struct zm_device_span {
     int64_t api_tid, append_ns;
 };
 
-/* Host-local trace time to the common axis; and whether the host was placed. */
+/* Host-local trace time to the common axis (monotonic per host), the error bound of an instant
+ * given by its axis time, and whether the host was placed. */
 struct zm_timeline_placement {
-    int64_t (*offset_ns)(void *context, uint32_t host);
+    int64_t (*axis_ns)(void *context, uint32_t host, int64_t host_ns, int64_t *bound_ns);
+    int64_t (*bound_ns)(void *context, uint32_t host, int64_t axis_ns);
     bool (*placed)(void *context, uint32_t host);
     void *context;
 };

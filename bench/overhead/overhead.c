@@ -10,7 +10,8 @@
  *     RTLD_DEEPBIND, the way the shim itself reaches it): ratio and nanoseconds added per call.
  * (b) Tracing on (the benchmark creates and starts a session with `lttng`, overwrite mode so
  *     that the reader never throttles the writer): the same ratio, the cost per event, and a bare
- *     LTTng-UST event of similar size for comparison.
+ *     LTTng-UST event of similar size for comparison. Only under trace-run --daemon-only
+ *     (TRACE_RUN_PRIVATE_DAEMON=1): the benchmark never talks to a daemon it was not given.
  * Each figure is the best of several rounds (the least disturbed one). Prints only; no asserts.
  */
 #include <dlfcn.h>
@@ -154,7 +155,8 @@ static int lttng(const char *arguments)
 {
     char command[512];
 
-    snprintf(command, sizeof(command), "lttng %s >/dev/null 2>&1", arguments);
+    /* --no-sessiond: never spawn a daemon of our own, which nobody would stop. */
+    snprintf(command, sizeof(command), "lttng --no-sessiond %s >/dev/null 2>&1", arguments);
     return system(command);
 }
 
@@ -203,8 +205,11 @@ int main(void)
     report("no session", "zeDeviceGetProperties", d_props, w_props);
     report("no session", "zeEventQueryStatus", d_query, w_query);
 
+    /* Only a private daemon (tests/interposer/trace-run --daemon-only): never touch another. */
+    const char *private_daemon = getenv("TRACE_RUN_PRIVATE_DAEMON");
     char output[] = "/tmp/zeprof-bench-XXXXXX";
-    if (mkdtemp(output) == NULL || start_session(output) != 0) {
+    if (private_daemon == NULL || strcmp(private_daemon, "1") != 0 || mkdtemp(output) == NULL ||
+        start_session(output) != 0) {
         printf("[tracing] skipped: no session daemon reachable (run under "
                "tests/interposer/trace-run --daemon-only)\n");
         return 0;

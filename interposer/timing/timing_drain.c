@@ -431,15 +431,25 @@ void timing_release_slots_locked(struct timing_list *list)
     list->instance_state = TIMING_INSTANCE_IDLE;
 }
 
+/* A second from now on CLOCK_REALTIME (what the timed locks take). */
+static struct timespec one_second_from_now(void)
+{
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += 1;
+    return deadline;
+}
+
 void timing_drain_at_exit(void)
 {
-    pthread_rwlock_rdlock(&timing_registry_lock);
+    /* Do not hang the exit on a thread that still holds the registry or a list (it may never
+     * return): give up on what stays busy for a second. */
+    struct timespec deadline = one_second_from_now();
+    if (pthread_rwlock_timedrdlock(&timing_registry_lock, &deadline) != 0)
+        return;
     for (struct timing_list *list = timing_registry_first_list(); list;
          list = list->next_in_registry) {
-        /* Do not hang the exit on a thread that still holds a list (it may never return). */
-        struct timespec deadline;
-        clock_gettime(CLOCK_REALTIME, &deadline);
-        deadline.tv_sec += 1;
+        deadline = one_second_from_now();
         if (pthread_mutex_timedlock(&list->mutex, &deadline) != 0)
             continue;
         timing_drain_list_locked(list, true);

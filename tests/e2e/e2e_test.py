@@ -25,9 +25,9 @@ ZEPROF = os.environ.get('E2E_ZEPROF', '')
 APP = os.environ.get('E2E_APP', '')
 DLOPEN = os.environ.get('E2E_DLOPEN', '')
 SHIM = os.environ.get('E2E_SHIM', '')
-# Sanitizer builds open the real loader without RTLD_DEEPBIND (AddressSanitizer refuses it), so
-# the loader's calls to its own API come back through the shim as nested calls (see
-# interposer/shim_init.c). There, only the outermost calls are held against the program's log.
+# AddressSanitizer refuses RTLD_DEEPBIND, so a sanitizer build of the shim may open the real
+# loader without it; the loader's calls to its own API then come back through the shim as nested
+# calls. In sanitizer builds only the outermost calls are held against the program's log.
 SANITIZED = os.environ.get('E2E_SANITIZED', '0') == '1'
 API_PROVIDERS = {'zeprof_ze', 'zeprof_zet', 'zeprof_zes', 'zeprof_zel'}
 ZE_RESULT_ERROR_UNINITIALIZED = 0x78000001

@@ -240,6 +240,11 @@ def test_traced(trace_run, shim, workload, mode, zeprof_mode, *options):
                        'desc_pKernelName = "zesim_vadd_f32"' in e[3] for e in descs)
     groups = any(e[1] == 'zeCommandListAppendLaunchKernel_desc' and
                  'pLaunchFuncArgs_groupCountX = 16' in e[3] for e in descs)
+    image = [e for e in descs if e[1] == 'zeImageGetProperties_desc']
+    if zeprof_mode == 'full' and not any('desc_width = 64' in e[3] for e in image):
+        fail('full mode did not decode the image descriptor')
+    if zeprof_mode != 'full' and image:
+        fail(f'{zeprof_mode} mode decoded a descriptor outside the curated set')
     if zeprof_mode == 'minimal' and descs:
         fail(f'minimal mode recorded descriptors: {descs[0]}')
     if zeprof_mode != 'minimal' and not (kernel_named and groups):

@@ -237,6 +237,10 @@ def check(opts, events, expected, truth, errors):
     for call_id, execution in timings:
         if call_id not in appends:
             errors.append(f'device_timing call_id={call_id} has no append')
+    timed = {call_id for call_id, _ in timings}
+    for call_id, append in appends.items():
+        if call_id not in timed:
+            errors.append(f'append call_id={call_id} ({append["name"]}) has no device_timing')
     if expected['executions'] is not None:
         per_call = {}
         for call_id, execution in timings:

@@ -332,6 +332,12 @@ static void scenario_copy_queue(struct app *app)
     ze_event_handle_t events[2] = {app_event(pool, 0), app_event(pool, 1)};
     uint8_t *src = app_host_memory(app, 65536);
     uint8_t *dst = app_host_memory(app, 65536);
+    /* A copy engine refuses kernels: the application gets the driver's error, traced or not,
+     * and its event stays unsignalled. */
+    ze_group_count_t groups = app_one_group();
+    APP_CHECK(zeCommandListAppendLaunchKernel(immediate, app->spin, &groups, events[0], 0, NULL) !=
+              ZE_RESULT_SUCCESS);
+    APP_CHECK(zeEventQueryStatus(events[0]) == ZE_RESULT_NOT_READY);
     memset(src, 3, 65536);
     APP_OK(zeCommandListAppendMemoryCopy(immediate, dst, src, 65536, events[0], 0, NULL));
     uint8_t pattern = 5;
