@@ -107,7 +107,9 @@ int zeprof_real_resolve(void *dl_handle)
 
 
 def emit_version_script(model):
-    out = ['/* Generated: the shim exports the Level Zero API and nothing else. */', '{', '  global:']
+    out = ['/* Generated: the shim exports the Level Zero API and, for zeprof.h, the frame',
+           '   recorder (interposer/frame.c); nothing else. */', '{', '  global:']
     out += [f'    {fn.name};' for fn in model.functions]
+    out += ['    zeprof_frame_record;']
     out += ['  local:', '    *;', '};']
     return '\n'.join(out) + '\n'

@@ -336,6 +336,15 @@ void zeprof_hook_post_zeFenceQueryStatus(struct zeprof_args_zeFenceQueryStatus *
     drain_if(result);
 }
 
+void zeprof_hook_post_zeCommandListHostSynchronize(
+    struct zeprof_args_zeCommandListHostSynchronize *args, struct zeprof_hook_ctx *ctx,
+    ze_result_t result)
+{
+    (void)args;
+    (void)ctx;
+    drain_if(result);
+}
+
 void zeprof_hook_post_zeCommandQueueSynchronize(struct zeprof_args_zeCommandQueueSynchronize *args,
                                                 struct zeprof_hook_ctx *ctx, ze_result_t result)
 {

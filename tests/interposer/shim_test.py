@@ -59,6 +59,9 @@ def run(cmd, env_extra=None, drop=()):
     return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
 
 
+FRAME_RECORDER = 'zeprof_frame_record'
+
+
 def defined_dynamic_symbols(path):
     out = subprocess.run(['nm', '-D', '--defined-only', path], capture_output=True, text=True,
                          check=True).stdout
@@ -73,6 +76,9 @@ def defined_dynamic_symbols(path):
 def test_exports(shim, real, resolver):
     shim_syms = defined_dynamic_symbols(shim)
     real_api = sorted(s for s in defined_dynamic_symbols(real) if API.match(s))
+    # The one deliberate non-API export: the recorder zeprof.h looks up (interposer/frame.c).
+    if shim_syms.pop(FRAME_RECORDER, None) != 'T':
+        fail(f'the shim does not export {FRAME_RECORDER} for zeprof.h')
     not_api = sorted(s for s in shim_syms if not API.match(s) or shim_syms[s] != 'T')
     if not_api:
         fail(f'the shim exports non-API symbols: {not_api[:10]}')

@@ -11,6 +11,7 @@ are in 10.231.0.0/16 and exist only inside the namespaces this test creates. Nee
 
 import os
 import shutil
+import signal
 import subprocess
 
 
@@ -55,9 +56,28 @@ class Host:
                  "sh", "-c", setup, self.name] + env + list(argv))
 
     def start(self, argv, log_path):
-        log = open(log_path, "w", encoding="utf-8")
-        return subprocess.Popen(self.command(argv), stdout=log, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL)
+        """Runs in a process group of its own, so stop() reaches everything it started."""
+        with open(log_path, "w", encoding="utf-8") as log:
+            return subprocess.Popen(self.command(argv), stdout=log, stderr=subprocess.STDOUT,
+                                    stdin=subprocess.DEVNULL, start_new_session=True)
+
+
+def stop(proc, timeout):
+    """Waits for `proc`; past `timeout` s, ends its process group (TERM, then KILL)."""
+    try:
+        return proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        pass
+    for sig, grace in ((signal.SIGTERM, 10), (signal.SIGKILL, 10)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            break
+        try:
+            return proc.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            continue
+    return proc.wait()
 
 
 class Testbed:
