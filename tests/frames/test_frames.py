@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """zeprof.h end to end: frames_app runs without zeprof, and under the shim it records the four
-frame marks with their key and statuses, in order.
+frame marks with their key and statuses, in order. zeprof-merge refuses, with one line and exit 2
+and no timeline left behind, a frame dispatched twice and frames whose windows form a cycle.
 
-usage: test_frames.py RECORD SHIM FRAMES_APP
+usage: test_frames.py RECORD SHIM FRAMES_APP ZEPROF_MERGE
 """
 import os
 import re
@@ -10,7 +11,7 @@ import subprocess
 import sys
 import tempfile
 
-record, shim, app = sys.argv[1:4]
+record, shim, app, merge = sys.argv[1:5]
 failures = []
 
 
@@ -37,6 +38,26 @@ with tempfile.TemporaryDirectory() as work:
     check(marks == [("dispatch_begin", key), ("serve_begin", key),
                     ("serve_end", key + ", status = -5"), ("dispatch_end", key + ", status = 3")],
           f"frame marks: {marks}")
+
+    def recorded(name, *steps):
+        path = os.path.join(work, name)
+        run = subprocess.run([record, path, "--", "env", f"LD_PRELOAD={shim}", app] + list(steps),
+                             capture_output=True, text=True, env=env)
+        check(run.returncode == 0, f"recording {name} failed: {run.stderr}")
+        return path
+
+    def refused(paths, reason):
+        timeline = os.path.join(work, "timeline.json")
+        merged = subprocess.run([merge, "-l", timeline] + paths, capture_output=True, text=True)
+        lines = merged.stderr.strip().splitlines()
+        check(merged.returncode == 2 and len(lines) == 1 and reason in lines[0],
+              f"expected a one-line refusal with {reason!r}: {merged.returncode} {merged.stderr}")
+        check(not os.path.exists(timeline) and not [f for f in os.listdir(work) if ".tmp" in f],
+              "a refused merge left a timeline behind")
+
+    refused([recorded("twice", "twice:5")], "1:0:5 dispatched twice")
+    # Host a calls b (frame 1) while b calls a (frame 2): the windows form a cycle.
+    refused([recorded("a", "call:1", "serve:2"), recorded("b", "serve:1", "call:2")], "cycle")
 if failures:
     sys.exit(1)
 print("ok")
