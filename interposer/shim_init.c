@@ -34,22 +34,19 @@
 #define ZEPROF_PROVIDERS_FILE "libzeprof_providers.so"
 
 /*
- * AddressSanitizer's dlopen interceptor aborts on RTLD_DEEPBIND (google/sanitizers issue 611),
- * because a deep-bound library allocates with libc's malloc instead of the sanitizer's. The real
- * loader's allocations never cross into the application's, so sanitizer builds (for testing only)
- * call libc's dlopen, found past the interceptor with RTLD_NEXT, and keep the shim's real behaviour.
+ * AddressSanitizer's dlopen interceptor aborts on RTLD_DEEPBIND (google/sanitizers issue 611), and
+ * which dlopen a preloaded library reaches first depends on the preload order. Sanitizer builds
+ * (for testing only) therefore open the real loader without it: the loader's calls to its own
+ * exported functions then reach the wrappers, which pass them straight through because every
+ * wrapper holds the re-entry guard across its real call.
  */
 static void *zeprof_dlopen_deepbind(const char *path, int flags)
 {
 #if defined(__SANITIZE_ADDRESS__)
-    void *(*libc_dlopen)(const char *, int);
-    void *symbol = dlsym(RTLD_NEXT, "dlopen");
-
-    memcpy(&libc_dlopen, &symbol, sizeof(symbol));
-    if (libc_dlopen != NULL)
-        return libc_dlopen(path, flags | RTLD_DEEPBIND);
-#endif
+    return dlopen(path, flags);
+#else
     return dlopen(path, flags | RTLD_DEEPBIND);
+#endif
 }
 
 int zeprof_mode = ZEPROF_MODE_DEFAULT;

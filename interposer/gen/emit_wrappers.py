@@ -86,7 +86,11 @@ def _emit_call(model, fn, hooks, tables):
         lines.append(f'    zeprof_hook_pre_{name}(&a, &ctx);')
         lines.append('    zeprof_guard_leave();')
     call = ', '.join(f'a.{p.name}' for p in fn.params)
+    # The guard stays raised across the real call: should the loader reach an exported API symbol
+    # (its own, without RTLD_DEEPBIND, or a patched table entry), that call goes straight through.
+    lines.append('    zeprof_guard_enter();')
     lines.append(f'    {fn.ret} r = zp_real({call});')
+    lines.append('    zeprof_guard_leave();')
     if 'post' in when:
         lines.append('    zeprof_guard_enter();')
         lines.append(f'    zeprof_hook_post_{name}(&a, &ctx, r);')

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "guard.h"
 #include "timing_internal.h"
 #include "zeprof_api.h"
 
@@ -23,7 +24,11 @@ static _Atomic uint64_t call_sequence;
 
 static void at_exit(void)
 {
+    /* Not called from a wrapper: raise the guard ourselves, so that the drain's Level Zero calls
+     * are never traced as the application's. */
+    zeprof_guard_enter();
     timing_drain_at_exit();
+    zeprof_guard_leave();
 }
 
 static void enable_init(void)

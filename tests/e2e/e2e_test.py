@@ -25,10 +25,6 @@ ZEPROF = os.environ.get('E2E_ZEPROF', '')
 APP = os.environ.get('E2E_APP', '')
 DLOPEN = os.environ.get('E2E_DLOPEN', '')
 SHIM = os.environ.get('E2E_SHIM', '')
-# AddressSanitizer refuses RTLD_DEEPBIND, so a sanitizer build of the shim may open the real
-# loader without it; the loader's calls to its own API then come back through the shim as nested
-# calls. In sanitizer builds only the outermost calls are held against the program's log.
-SANITIZED = os.environ.get('E2E_SANITIZED', '0') == '1'
 API_PROVIDERS = {'zeprof_ze', 'zeprof_zet', 'zeprof_zes', 'zeprof_zel'}
 ZE_RESULT_ERROR_UNINITIALIZED = 0x78000001
 RUN_TIMEOUT_S = 120
@@ -138,25 +134,7 @@ def api_calls_by_thread(events, vpid):
         if (event.provider in API_PROVIDERS and event.vpid == vpid
                 and event.name.endswith(('_entry', '_exit'))):
             threads.setdefault(event.vtid, []).append((event.name, event.result))
-    if SANITIZED:
-        threads = {tid: outermost(calls) for tid, calls in threads.items()}
     return threads
-
-
-def outermost(calls):
-    """The entry and exit events of calls made at nesting depth 0."""
-    kept = []
-    depth = 0
-    for name, result in calls:
-        if name.endswith('_entry'):
-            if depth == 0:
-                kept.append((name, result))
-            depth += 1
-        else:
-            depth -= 1
-            if depth == 0:
-                kept.append((name, result))
-    return kept
 
 
 def check_trace_matches_log(events, log, what):
