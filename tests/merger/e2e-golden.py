@@ -192,7 +192,7 @@ def check_dump(merge, trace):
                f"-t printed {len(lines)} lines, babeltrace2 {len(reference.stdout.splitlines())}")
     stamps = [int(line.split(" ", 1)[0]) for line in lines]
     expect(stamps == sorted(stamps), "-t not in time order")
-    expect(sum("zeprof_device:gen_unknown" in line for line in lines) == 2, "-t unknown events")
+    expect(sum("zeprof_ze:gen_unknown" in line for line in lines) == 2, "-t unknown events")
 
 
 def check_two_hosts(merge, trace, work):

@@ -1,4 +1,4 @@
-/* Instantiates the test provider zeprof_device (probes live in this object only). */
+/* Instantiates the real zeprof_device provider (tracepoints/zeprof_device.h) in gen-trace. */
 #define LTTNG_UST_TRACEPOINT_CREATE_PROBES
 #define LTTNG_UST_TRACEPOINT_DEFINE
-#include "gen-tp-device.h"
+#include "zeprof_device.h"

@@ -1,5 +1,7 @@
 /* Test-only LTTng-UST provider `zeprof_ze`: a handful of the shim's API events, with exactly the
- * names and fields of docs/tracepoints.md, so the merger can be tested without the real shim. */
+ * names and fields of docs/tracepoints.md, so the merger can be tested without the real shim; plus
+ * one event the merger does not know (`gen_unknown`), so that "unknown events are counted" is
+ * testable. The zeprof_device events come from the real provider (tracepoints/zeprof_device.h). */
 #undef LTTNG_UST_TRACEPOINT_PROVIDER
 #define LTTNG_UST_TRACEPOINT_PROVIDER zeprof_ze
 
@@ -94,6 +96,10 @@ LTTNG_UST_TRACEPOINT_EVENT(zeprof_ze, zeDeviceGet_exit,
         lttng_ust_field_integer_hex(uint32_t, result, result)
         lttng_ust_field_integer(uint32_t, pCount_val, pCount_val)
         lttng_ust_field_integer_hex(uint64_t, phDevices_val, phDevices_val)))
+
+LTTNG_UST_TRACEPOINT_EVENT(zeprof_ze, gen_unknown,
+    LTTNG_UST_TP_ARGS(uint32_t, value),
+    LTTNG_UST_TP_FIELDS(lttng_ust_field_integer(uint32_t, value, value)))
 
 #endif /* GEN_TP_ZE_H */
 

@@ -10,7 +10,7 @@
  *   gen-trace golden     the scenario tests/merger/check-golden.py knows by heart
  *   gen-trace bench N    N iterations of (launch, append, timing, sync): about 7 events each
  */
-#include "gen-tp-device.h"
+#include "zeprof_device.h"
 #include "gen-tp-ze.h"
 
 #include <pthread.h>
@@ -164,8 +164,8 @@ static int golden(void)
     lttng_ust_tracepoint(zeprof_ze, zeEventHostSynchronize_exit, 0);
     /* One failing call and two events the merger does not know. */
     sync_call(0xbad, 0x78000004u);
-    lttng_ust_tracepoint(zeprof_device, gen_unknown, 1);
-    lttng_ust_tracepoint(zeprof_device, gen_unknown, 2);
+    lttng_ust_tracepoint(zeprof_ze, gen_unknown, 1);
+    lttng_ust_tracepoint(zeprof_ze, gen_unknown, 2);
     anchor(2);
     return 0;
 }
