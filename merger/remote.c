@@ -274,12 +274,11 @@ void remote_result_release(struct remote_result *result)
     memset(result, 0, sizeof(*result));
 }
 
-static const struct remote_result *sort_context;
-
-static int by_peer_time(const void *x, const void *y)
+static int by_peer_time(const void *x, const void *y, void *context)
 {
-    const struct remote_window *a = &sort_context->windows[*(const size_t *)x];
-    const struct remote_window *b = &sort_context->windows[*(const size_t *)y];
+    const struct remote_result *r = context;
+    const struct remote_window *a = &r->windows[*(const size_t *)x];
+    const struct remote_window *b = &r->windows[*(const size_t *)y];
     if (a->peer.host != b->peer.host)
         return a->peer.host < b->peer.host ? -1 : 1;
     if (a->peer.begin_ns != b->peer.begin_ns)
@@ -563,9 +562,7 @@ int remote_solve(const struct remote_set *set, int nhosts, const char *const *na
     r->hosts[r->axis].role = REMOTE_ROLE_AXIS;
     snprintf(r->hosts[r->axis].method, sizeof(r->hosts[r->axis].method), "axis");
 
-    sort_context = r;
-    qsort(r->order_by_peer, r->nwindows, sizeof(*r->order_by_peer), by_peer_time);
-    sort_context = NULL;
+    qsort_r(r->order_by_peer, r->nwindows, sizeof(*r->order_by_peer), by_peer_time, r);
 
     /* Reachable hosts in topological order (Kahn over the subgraph reachable from the axis), so
      * every caller is placed before its peers. */
