@@ -134,7 +134,19 @@ def main():
         if failures:
             return 1
         with open(timeline, encoding="utf-8") as f:
-            meta = json.load(f)["metadata"]
+            document = json.load(f)
+        meta = document["metadata"]
+        # Every span of a peer host is on the axis and says how sure its place is.
+        peers = set(settings) - {"alpha"}
+        spans = [e for e in document["traceEvents"] if e["ph"] == "X"]
+        for name in peers:
+            mine = [e for e in spans if e["args"]["host"] == name]
+            check(mine and all(e["args"].get("placement_bound_ns", 0) > 0 for e in mine),
+                  f"{name}'s spans lack placement_bound_ns")
+        lanes = [e["args"]["name"] for e in document["traceEvents"]
+                 if e["ph"] == "M" and e["name"] == "process_name"]
+        check(not [lane for lane in lanes if lane.startswith("[unplaced]")],
+              f"a placed host is drawn as unplaced: {lanes}")
         clocks = {name: HostClock(offset_s, ppm, os.path.join(work, name))
                   for name, (offset_s, ppm) in settings.items()}
         roles = {h["hostname"]: h for h in meta["hosts"]}
