@@ -1,0 +1,601 @@
+#!/usr/bin/env python3
+"""Cluster jobs under zeprof: ranks of a job share one session per node, traces merge by host.
+
+    cluster_test.py CASE
+
+Run inside `tests/harness/with-lttng --no-daemon` (meson does). Paths come from the environment
+that tests/cluster/meson.build sets: CLUSTER_ZEPROF, CLUSTER_APP (tests/e2e's e2e_app) and
+ZE_ENABLE_ALT_DRIVERS. The ranks are started by hand with a launcher's variables (Open MPI,
+Slurm, ...), by Debian's Open MPI mpirun, or on two simulated hosts (tests/multihost/testbed.py).
+Exit 0 when every check of CASE holds, 77 when CASE cannot run here (no mpirun; not root).
+"""
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, '..', 'multihost'))
+
+ZEPROF = os.environ.get('CLUSTER_ZEPROF', '')
+APP = os.environ.get('CLUSTER_APP', '')
+RUN_TIMEOUT_S = 120
+SKIP = 77
+
+failures = []
+
+
+def check(condition, description, detail=''):
+    """Records one check; a failure keeps the test going so one run shows every problem."""
+    if condition:
+        print(f'ok - {description}')
+    else:
+        print(f'not ok - {description}' + (f': {detail}' if detail else ''))
+        failures.append(description)
+    return condition
+
+
+def environment(**changes):
+    env = dict(os.environ)
+    env.update(changes)
+    return env
+
+
+def openmpi_rank(rank, local_rank, local_size, namespace):
+    """The variables Open MPI's mpirun gives a rank (as it runs here, one node)."""
+    return {'OMPI_COMM_WORLD_RANK': str(rank), 'OMPI_COMM_WORLD_LOCAL_RANK': str(local_rank),
+            'OMPI_COMM_WORLD_LOCAL_SIZE': str(local_size), 'OMPI_COMM_WORLD_SIZE': '4',
+            'PMIX_RANK': str(rank), 'PMIX_NAMESPACE': namespace}
+
+
+def slurm_rank(rank, job, step):
+    return {'SLURM_PROCID': str(rank), 'SLURM_LOCALID': str(rank), 'SLURM_NODEID': '0',
+            'SLURM_STEP_TASKS_PER_NODE': '4', 'SLURM_JOB_ID': job, 'SLURM_STEP_ID': step,
+            'SLURM_NTASKS': '4'}
+
+
+# ---------------------------------------------------------------------------------------------
+# Traces, tallies, leftovers
+
+def metadata_dirs(directory):
+    return sorted(root for root, _, files in os.walk(directory) if 'metadata' in files)
+
+
+def tally(directories, extended=False):
+    """zeprof -r -j [-e] DIRS as a dict (empty when it failed)."""
+    completed = subprocess.run([ZEPROF, '-r', '-j'] + (['-e'] if extended else []) + directories,
+                               capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
+    check(completed.returncode == 0, f'zeprof -r analyses {directories}', completed.stderr[-400:])
+    try:
+        return json.loads(completed.stdout)
+    except ValueError:
+        return {}
+
+
+def api_calls(summary, name):
+    return sum(row.get('calls', 0) for row in summary.get('api', []) if row.get('name') == name)
+
+
+def lttng_processes_left(namespace=None):
+    """Live LTTng daemons this test may have left: as root, those in the given mount namespace
+    (default: with-lttng's private one, ours); as a user, those whose LTTNG_HOME is under this
+    test's TMPDIR. Zombies are dead (an exited daemon that init has not reaped yet)."""
+    as_root = os.geteuid() == 0
+    own = namespace or os.readlink('/proc/self/ns/mnt')
+    if as_root and namespace is None and os.environ.get('WITH_LTTNG_NAMESPACE') != own:
+        return None
+    left = []
+    for entry in os.listdir('/proc'):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f'/proc/{entry}/comm') as comm:
+                name = comm.read().strip()
+            if not name.startswith('lttng'):
+                continue
+            with open(f'/proc/{entry}/stat') as stat:
+                if stat.read().rsplit(')', 1)[1].split()[0] == 'Z':
+                    continue
+            if as_root:
+                if os.readlink(f'/proc/{entry}/ns/mnt') != own:
+                    continue
+            else:
+                with open(f'/proc/{entry}/environ', 'rb') as environ:
+                    variables = environ.read().split(b'\0')
+                ours = f'LTTNG_HOME={os.environ["TMPDIR"]}/'.encode()
+                if not any(v.startswith(ours) for v in variables):
+                    continue
+        except OSError:
+            continue
+        left.append((int(entry), name))
+    return left
+
+
+def check_no_daemon_left(what, namespace=None, patience_s=0):
+    """No LTTng daemon left; with patience, once the node's closer (which polls) has had time."""
+    left = lttng_processes_left(namespace)
+    deadline = time.monotonic() + patience_s
+    while left and time.monotonic() < deadline:
+        time.sleep(0.1)
+        left = lttng_processes_left(namespace)
+    if left is None:
+        print(f'# {what}: leftover daemons not checked (root outside a private namespace)')
+        return
+    check(not left, f'{what}: no LTTng daemon left behind', str(left))
+
+
+# ---------------------------------------------------------------------------------------------
+# Ranks started by hand
+
+class Rank:
+    """One rank's zeprof wrapper around e2e_app, with its launcher variables."""
+
+    def __init__(self, work, rank, variables, mode='calls', options=(), exit_status=None):
+        self.rank = rank
+        self.log = os.path.join(work, f'rank{rank}.log')
+        self.ready = os.path.join(work, f'rank{rank}.ready')
+        command = [APP, mode, self.log] + ([self.ready] if mode == 'wait-signal' else [])
+        if exit_status is not None:
+            command = ['sh', '-c', '"$@"; exit ' + str(exit_status), 'sh'] + command
+        self.process = subprocess.Popen(
+            [ZEPROF] + list(options) + ['--'] + command, cwd=work,
+            env=environment(**variables), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True, start_new_session=True)
+        self.stdout = self.stderr = ''
+
+    def app_pid(self):
+        """The program's pid: the wrapper's child that runs e2e_app (the rank that started the
+        node's session daemon has that as a child too). None when there is none."""
+        try:
+            with open(f'/proc/{self.process.pid}/task/{self.process.pid}/children') as children:
+                pids = [int(pid) for pid in children.read().split()]
+        except OSError:
+            return None
+        for pid in pids:
+            try:
+                with open(f'/proc/{pid}/comm') as comm:
+                    if comm.read().strip() == 'e2e_app':
+                        return pid
+            except OSError:
+                continue
+        return None
+
+    def finish(self):
+        try:
+            self.stdout, self.stderr = self.process.communicate(timeout=RUN_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.stdout, self.stderr = self.process.communicate()
+        return self.process.returncode
+
+
+def wait_ready(ranks):
+    deadline = time.monotonic() + RUN_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if all(os.path.exists(rank.ready) for rank in ranks):
+            return True
+        if any(rank.process.poll() is not None for rank in ranks):
+            return False
+        time.sleep(0.05)
+    return False
+
+
+def signal_logged(log_path):
+    with open(log_path) as log:
+        return any(line.startswith('signal 2') for line in log)
+
+
+def check_one_node_trace(node_dir, processes, what):
+    """The node's ranks wrote one trace (one session), which counts every rank's program."""
+    check(os.path.isdir(node_dir), f'{what}: the node trace is at <output>/<hostname>', node_dir)
+    check(len(metadata_dirs(node_dir)) == 1, f'{what}: one trace for the node',
+          str(metadata_dirs(node_dir)))
+    summary = tally([node_dir])
+    check(summary.get('hosts') == 1 and summary.get('processes') == processes,
+          f'{what}: the tally has 1 host and {processes} processes',
+          str({k: summary.get(k) for k in ('hosts', 'processes')}))
+    check(api_calls(summary, 'zeInit') == processes,
+          f'{what}: zeInit is counted once per rank', str(api_calls(summary, 'zeInit')))
+    return summary
+
+
+# ---------------------------------------------------------------------------------------------
+# Cases
+
+def case_fake_ranks(work):
+    """Four wrappers with Open MPI's variables, then four with Slurm's: one session per node, all
+    ranks' calls in it, each wrapper returns its rank's status, rank 0 alone prints the tally."""
+    ranks = [Rank(work, r, openmpi_rank(r, r, 4, '4242'), options=['-j'],
+                  exit_status=5 if r == 3 else None) for r in range(4)]
+    statuses = [rank.finish() for rank in ranks]
+    check(statuses == [0, 0, 0, 5], 'each wrapper exits with its rank\'s status', str(statuses))
+    node_dir = os.path.join(work, 'zeprof-trace', '4242', socket.gethostname())
+    summary = check_one_node_trace(node_dir, 4, 'Open MPI')
+    try:
+        printed = json.loads(ranks[0].stdout)
+    except ValueError:
+        printed = {}
+    check(api_calls(printed, 'zeInit') == 4 and printed.get('processes') == 4,
+          'rank 0 prints the node\'s tally (-j) once the node\'s last rank has ended',
+          ranks[0].stdout[:300] + ranks[0].stderr[-300:])
+    check(all(not rank.stdout for rank in ranks[1:]), 'the other ranks print no tally')
+    check(f'zeprof -r {os.path.dirname(node_dir)}/*' in ranks[0].stderr,
+          'rank 0 says how to merge the job', ranks[0].stderr[-300:])
+    check_no_daemon_left('Open MPI ranks')
+    check(api_calls(summary, 'zeContextCreate') == 8, 'zeContextCreate: 2 per rank',
+          str(api_calls(summary, 'zeContextCreate')))
+
+    slurm = [Rank(work, 10 + r, slurm_rank(r, '777', '3'), options=['--no-analysis'])
+             for r in range(4)]
+    statuses = [rank.finish() for rank in slurm]
+    check(statuses == [0] * 4, 'Slurm ranks succeed',
+          str(statuses) + ''.join(rank.stderr for rank in slurm)[-400:])
+    check_one_node_trace(os.path.join(work, 'zeprof-trace', '777.3', socket.gethostname()), 4,
+                         'Slurm (<job>.<step>)')
+    check_no_daemon_left('Slurm ranks')
+
+
+def case_detection(work):
+    """Every launcher's variables name the rank, local rank and size, and the job directory."""
+    launchers = [
+        ('Open MPI', openmpi_rank(1, 1, 4, '99'), 'rank 1 (local rank 1 of 4) of job 99'),
+        ('PALS', {'PALS_RANKID': '5', 'PALS_LOCAL_RANKID': '1', 'PALS_LOCAL_SIZE': '2',
+                  'PALS_APID': 'ab12', 'PBS_JOBID': '123.pbs01.example'},
+         'rank 5 (local rank 1 of 2) of job 123.ab12'),
+        ('MPICH', {'PMI_RANK': '3', 'MPI_LOCALRANKID': '0', 'MPI_LOCALNRANKS': '2',
+                   'SLURM_JOB_ID': '55'}, 'rank 3 (local rank 0 of 2) of job 55'),
+        ('PMIx', {'PMIX_RANK': '2', 'PMIX_NAMESPACE': 'prterun-vm-1@1'},
+         'rank 2 (local rank ? of ?) of job prterun-vm-1_1'),
+        ('Slurm', {'SLURM_PROCID': '6', 'SLURM_LOCALID': '2', 'SLURM_NODEID': '1',
+                   'SLURM_STEP_TASKS_PER_NODE': '4,3(x2)', 'SLURM_JOB_ID': '9',
+                   'SLURM_STEP_ID': '0'}, 'rank 6 (local rank 2 of 3) of job 9.0'),
+    ]
+    for index, (name, variables, expected) in enumerate(launchers):
+        directory = os.path.join(work, f'detect{index}')
+        os.makedirs(directory)
+        completed = subprocess.run([ZEPROF, '-v', '--no-analysis', 'true'], cwd=directory,
+                                   env=environment(**variables), capture_output=True, text=True,
+                                   timeout=RUN_TIMEOUT_S)
+        check(completed.returncode == 0, f'{name}: the rank runs', completed.stderr[-300:])
+        check(f'{expected} ({name})' in completed.stderr, f'{name}: {expected}',
+              completed.stderr[:300])
+        job = expected.rsplit(' ', 1)[1]
+        check(os.path.isdir(os.path.join(directory, 'zeprof-trace', job, socket.gethostname())),
+              f'{name}: the trace is in zeprof-trace/{job}/<hostname>',
+              str(list(os.walk(directory))[:3]))
+    plain = subprocess.run([ZEPROF, '-v', '--no-analysis', 'true'], cwd=work,
+                           env=environment(SLURM_JOB_ID='9'), capture_output=True, text=True,
+                           timeout=RUN_TIMEOUT_S)
+    check(plain.returncode == 0 and ' of job ' not in plain.stderr,
+          'a batch job\'s variables without a rank (a job script) make no rank',
+          plain.stderr[:300])
+    check_no_daemon_left('detection')
+
+
+def job_dir(job):
+    """The node's state directory of a job (zeprof's, see scripts/zeprof.in)."""
+    if os.geteuid() == 0:
+        return f'/var/run/zeprof/job-{job}'
+    return os.path.join(os.environ['TMPDIR'], f'zeprof-{os.geteuid()}', f'job-{job}')
+
+
+def case_mpirun(work):
+    """Debian's Open MPI starts four ranks of zeprof on one machine; Ctrl-C of mpirun (which
+    sends SIGTERM to every rank, then SIGKILL a second later) leaves an analysable trace."""
+    mpirun = subprocess.run(['sh', '-c', 'command -v mpirun'], capture_output=True, text=True)
+    if mpirun.returncode != 0:
+        print('SKIP: no mpirun (Debian: openmpi-bin)')
+        return SKIP
+    env = environment(OMPI_ALLOW_RUN_AS_ROOT='1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM='1',
+                      OMPI_MCA_rmaps_base_oversubscribe='1')
+    output = os.path.join(work, 'out')
+    per_rank = ('exec "$0" calls "$1.$OMPI_COMM_WORLD_RANK"; ')
+    completed = subprocess.run(
+        ['mpirun', '--allow-run-as-root', '--oversubscribe', '-n', '4', ZEPROF, '-j', '-o', output,
+         '--', 'sh', '-c', per_rank, APP, os.path.join(work, 'rank')],
+        cwd=work, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
+    check(completed.returncode == 0, 'mpirun -n 4 zeprof succeeds', completed.stderr[-600:])
+    try:
+        printed = json.loads(completed.stdout)
+    except ValueError:
+        printed = {}
+    check(api_calls(printed, 'zeInit') == 4 and printed.get('processes') == 4,
+          'one tally (rank 0\'s) with the four ranks\' calls', completed.stdout[:300])
+    check_one_node_trace(os.path.join(output, socket.gethostname()), 4, 'mpirun')
+    check_no_daemon_left('mpirun')
+
+    failing = subprocess.run(
+        ['mpirun', '--allow-run-as-root', '--oversubscribe', '-n', '2', ZEPROF, '--no-analysis',
+         '-o', os.path.join(work, 'failing'), '--', 'sh', '-c',
+         'exit $((OMPI_COMM_WORLD_RANK + 3))'],
+        cwd=work, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
+    check(failing.returncode in (3, 4), 'the job\'s status is the programs\'',
+          f'{failing.returncode}: {failing.stderr[-300:]}')
+    check_no_daemon_left('mpirun with failing ranks')
+
+    ready = os.path.join(work, 'ready')
+    interrupted = subprocess.Popen(
+        ['mpirun', '--allow-run-as-root', '--oversubscribe', '-n', '4', ZEPROF, '--no-analysis',
+         '-o', os.path.join(work, 'interrupted'), '--', 'sh', '-c',
+         'exec "$0" wait-signal "$1.$OMPI_COMM_WORLD_RANK" "$2.$OMPI_COMM_WORLD_RANK"', APP,
+         os.path.join(work, 'waiting'), ready],
+        cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + RUN_TIMEOUT_S
+    while (not all(os.path.exists(f'{ready}.{r}') for r in range(4))
+           and interrupted.poll() is None and time.monotonic() < deadline):
+        time.sleep(0.05)
+    check(interrupted.poll() is None, 'four ranks are under way under mpirun')
+    interrupted.send_signal(signal.SIGINT)
+    try:
+        interrupted.wait(timeout=RUN_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        interrupted.kill()
+        interrupted.wait()
+    check_no_daemon_left('Ctrl-C of mpirun', patience_s=30)
+    summary = tally([os.path.join(work, 'interrupted', socket.gethostname())])
+    check(api_calls(summary, 'zeInit') == 4, 'after Ctrl-C of mpirun the trace holds every rank',
+          str(summary.get('api', [])[:2]))
+    return 0
+
+
+def case_killed_rank(work):
+    """One rank's program is killed (SIGKILL), another rank's wrapper is killed outright: the
+    other ranks are not held up, the trace is analysable, and no daemon is left."""
+    ranks = [Rank(work, r, openmpi_rank(r, r, 4, '31'), mode='wait-signal',
+                  options=['--no-analysis']) for r in range(4)]
+    if not check(wait_ready(ranks), 'four ranks are under way'):
+        for rank in ranks:
+            rank.process.kill()
+            rank.finish()
+        return
+    killed_app = ranks[1].app_pid()
+    orphan = ranks[2].app_pid()
+    os.kill(killed_app, signal.SIGKILL)
+    check(ranks[1].finish() == 137, 'the wrapper of the killed program returns 137')
+    os.kill(ranks[2].process.pid, signal.SIGKILL)     # its program lives on, an orphan
+    ranks[2].process.wait()     # (its output pipes stay open as long as the orphan runs)
+    for rank in (ranks[0], ranks[3]):
+        rank.process.send_signal(signal.SIGINT)
+    os.kill(orphan, signal.SIGINT)
+    statuses = [ranks[0].finish(), ranks[3].finish()]
+    check(statuses == [0, 0], 'the other ranks end with their programs\' status',
+          str(statuses) + ranks[0].stderr[-300:] + ranks[3].stderr[-300:])
+    ranks[2].finish()
+    check(signal_logged(ranks[0].log) and signal_logged(ranks[3].log),
+          'their programs got SIGINT from their wrappers')
+    node_dir = os.path.join(work, 'zeprof-trace', '31', socket.gethostname())
+    summary = tally([node_dir])
+    check(api_calls(summary, 'zeInit') == 4 and summary.get('processes') == 4,
+          'the trace is analysable and holds every rank\'s calls',
+          str({k: summary.get(k) for k in ('processes', 'anomalies')}))
+    check_no_daemon_left('after a killed program and a killed wrapper', patience_s=30)
+
+
+def case_sigint(work):
+    """SIGINT to every wrapper at once (Ctrl-C of the launcher): programs get it, the node's
+    trace is closed and analysable, no daemon is left."""
+    ranks = [Rank(work, r, slurm_rank(r, '88', '0'), mode='wait-signal',
+                  options=['--no-analysis']) for r in range(4)]
+    if not check(wait_ready(ranks), 'four ranks are under way'):
+        for rank in ranks:
+            rank.process.kill()
+            rank.finish()
+        return
+    for rank in ranks:
+        rank.process.send_signal(signal.SIGINT)
+    statuses = [rank.finish() for rank in ranks]
+    check(statuses == [0] * 4, 'every wrapper returns its program\'s status', str(statuses))
+    check(all(signal_logged(rank.log) for rank in ranks), 'every program got SIGINT')
+    check_one_node_trace(os.path.join(work, 'zeprof-trace', '88.0', socket.gethostname()), 4,
+                         'SIGINT')
+    check_no_daemon_left('SIGINT to every rank')
+
+    # Rank 0, its program done, waits for the node's other rank before analysing: a signal then
+    # ends the wait (no analysis) but not the node's recording, which the other rank closes.
+    waiting = Rank(work, 20, slurm_rank(1, '89', '0'), mode='wait-signal',
+                   options=['--no-analysis'])
+    if not check(wait_ready([waiting]), 'rank 1 is under way'):
+        waiting.process.kill()
+        waiting.finish()
+        return
+    first = Rank(work, 21, slurm_rank(0, '89', '0'))
+    deadline = time.monotonic() + RUN_TIMEOUT_S
+    while time.monotonic() < deadline and first.process.poll() is None:
+        if os.path.exists(first.log) and first.app_pid() is None:
+            with open(first.log) as log:
+                if 'loader' in log.read():
+                    break
+        time.sleep(0.05)
+    first.process.send_signal(signal.SIGTERM)
+    check(first.finish() == 0 and 'no analysis' in first.stderr and not first.stdout,
+          'a signal ends rank 0\'s wait for its node: its program\'s status, no analysis',
+          first.stderr[-300:])
+    waiting.process.send_signal(signal.SIGINT)
+    check(waiting.finish() == 0, 'the node\'s other rank ends normally', waiting.stderr[-300:])
+    check_one_node_trace(os.path.join(work, 'zeprof-trace', '89.0', socket.gethostname()), 2,
+                         'rank 0 interrupted while waiting')
+    check_no_daemon_left('rank 0 interrupted while waiting')
+
+
+def case_stale(work):
+    """Every wrapper of a node and the node's closer killed outright: their session and daemon
+    outlive them, and the next zeprof run of the user on the node closes that session and stops
+    the daemon."""
+    ranks = [Rank(work, r, openmpi_rank(r, r, 2, '61'), mode='wait-signal',
+                  options=['--no-analysis']) for r in range(2)]
+    if not check(wait_ready(ranks), 'two ranks are under way'):
+        for rank in ranks:
+            rank.process.kill()
+            rank.finish()
+        return
+    apps = [rank.app_pid() for rank in ranks]
+    # The node's closer would close the session once the wrappers are gone: kill it first (as a
+    # batch system that kills every process of a job step would).
+    with open(os.path.join(job_dir('61'), 'closer.pid')) as closer:
+        os.kill(int(closer.read().split()[0]), signal.SIGKILL)
+    for rank in ranks:
+        os.kill(rank.process.pid, signal.SIGKILL)
+        rank.process.wait()
+    for pid in apps:
+        os.kill(pid, signal.SIGINT)
+    for rank in ranks:
+        rank.finish()     # once the orphaned programs have closed the output pipes
+    left = lttng_processes_left()
+    if left is not None:
+        check(any(name == 'lttng-sessiond' for _, name in left),
+              'the killed wrappers left their session daemon', str(left))
+    later = subprocess.run([ZEPROF, '--no-analysis', '-o', os.path.join(work, 'later'), 'true'],
+                           cwd=work, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
+    check(later.returncode == 0, 'the next run succeeds', later.stderr[-300:])
+    check_no_daemon_left('after the next run')
+    summary = tally([os.path.join(work, 'zeprof-trace', '61', socket.gethostname())])
+    check(api_calls(summary, 'zeInit') == 2, 'the killed wrappers\' trace is analysable',
+          str(summary.get('api', [])[:3]))
+
+
+def case_two_nodes(work):
+    """Two simulated hosts, two ranks each: one trace per host in the shared output directory,
+    zeprof -r <output>/* merges the job (2 hosts, 4 processes) and -e splits it by host."""
+    import testbed
+    reason = testbed.can_run()
+    if reason:
+        print(f'SKIP: {reason}')
+        return SKIP
+    bed = testbed.Testbed()
+    try:
+        hosts = [bed.add_host('alpha'), bed.add_host('beta')]
+        script = ('cd "$WORK" && for r in 0 1; do '
+                  'OMPI_COMM_WORLD_RANK=$((BASE + r)) OMPI_COMM_WORLD_LOCAL_RANK=$r '
+                  'OMPI_COMM_WORLD_LOCAL_SIZE=2 PMIX_NAMESPACE=5150 '
+                  '"$ZEPROF" --no-analysis "$APP" calls "$WORK/$(hostname).$r.log" & done; '
+                  's=0; for j in 1 2; do wait -n || s=1; done; '
+                  'readlink /proc/self/ns/mnt >"$WORK/$(hostname).ns"; exit $s')
+        processes = []
+        for index, host in enumerate(hosts):
+            host.env.update({'WORK': work, 'ZEPROF': ZEPROF, 'APP': APP, 'BASE': str(2 * index),
+                             'ZE_ENABLE_ALT_DRIVERS': os.environ['ZE_ENABLE_ALT_DRIVERS']})
+            processes.append(host.start(['bash', '-c', script],
+                                        os.path.join(work, f'{host.name}.out')))
+        statuses = [process.wait(timeout=RUN_TIMEOUT_S) for process in processes]
+        logs = ''.join(open(os.path.join(work, f'{h.name}.out')).read() for h in hosts)
+        check(statuses == [0, 0], 'both hosts\' ranks succeed', f'{statuses} {logs[-600:]}')
+        output = os.path.join(work, 'zeprof-trace', '5150')
+        made = sorted(os.listdir(output)) if os.path.isdir(output) else []
+        check(made == ['alpha', 'beta'], 'one trace directory per host', str(made))
+        for host in made:
+            check(len(metadata_dirs(os.path.join(output, host))) == 1,
+                  f'{host}: one trace for its two ranks')
+        directories = [os.path.join(output, host) for host in made]
+        summary = tally(directories)
+        check(summary.get('hosts') == 2 and summary.get('processes') == 4,
+              'the merged tally has 2 hosts and 4 processes',
+              str({k: summary.get(k) for k in ('hosts', 'processes')}))
+        check(api_calls(summary, 'zeInit') == 4, 'zeInit: once per rank of the job',
+              str(api_calls(summary, 'zeInit')))
+        extended = tally(directories, extended=True)
+        per_host = {}
+        processes = set()
+        for row in extended.get('api', []):
+            if row.get('name') == 'zeInit':
+                host = row.get('hostname')
+                per_host[host] = per_host.get(host, 0) + row.get('calls', 0)
+                processes.add((host, row.get('pid')))
+        check(per_host == {'alpha': 2, 'beta': 2}, '-e splits zeInit by host: 2 and 2',
+              str(per_host))
+        check(len(processes) == 4, '-e splits zeInit by process: one row per rank',
+              str(sorted(processes, key=str)))
+        for host in hosts:
+            try:
+                with open(os.path.join(work, f'{host.name}.ns')) as ns:
+                    namespace = ns.read().strip()
+            except OSError:
+                continue
+            check_no_daemon_left(f'host {host.name}', namespace)
+    finally:
+        bed.close()
+    return 0
+
+
+FAKE_SRUN = r'''#!/bin/bash
+# srun for one node: --ntasks-per-node=1 runs one task, anything else four; options are dropped.
+tasks=4
+while [[ ${1:-} == --* ]]; do [ "$1" = --ntasks-per-node=1 ] && tasks=1; shift; done
+pids=()
+for ((rank = 0; rank < tasks; rank++)); do
+  SLURM_PROCID=$rank SLURM_LOCALID=$rank SLURM_STEP_ID=$tasks "$@" &
+  pids+=($!)
+done
+status=0
+for pid in "${pids[@]}"; do wait "$pid" || status=$?; done
+exit $status
+'''
+
+
+def case_job_script(work):
+    """docs/cluster.md's Slurm batch script (tracing with --print-env, no wrapper around the
+    ranks), run with a one-node stand-in for srun: every rank is traced, no daemon is left."""
+    with open(os.path.join(HERE, '..', '..', 'docs', 'cluster.md')) as doc:
+        text = doc.read()
+    start = text.index('```bash', text.index('### Slurm')) + len('```bash\n')
+    script = text[start:text.index('\n```', start)]
+    bin_dir = os.path.join(work, 'bin')
+    os.makedirs(bin_dir)
+    with open(os.path.join(bin_dir, 'srun'), 'w') as srun:
+        srun.write(FAKE_SRUN)
+    os.chmod(os.path.join(bin_dir, 'srun'), 0o755)
+    os.symlink(ZEPROF, os.path.join(bin_dir, 'zeprof'))
+    with open(os.path.join(work, 'app'), 'w') as app:
+        app.write('#!/bin/sh\nexec "$CLUSTER_APP" calls "$PWD/rank$SLURM_PROCID.log"\n')
+    os.chmod(os.path.join(work, 'app'), 0o755)
+    with open(os.path.join(work, 'job.sh'), 'w') as job:
+        job.write(script)
+    completed = subprocess.run(
+        ['bash', 'job.sh'], cwd=work, capture_output=True, text=True, timeout=RUN_TIMEOUT_S,
+        env=environment(PATH=bin_dir + ':' + os.environ['PATH'], SLURM_JOB_ID='4711',
+                        SLURM_JOB_NUM_NODES='1'))
+    check(completed.returncode == 0, 'the batch script succeeds', completed.stderr[-500:])
+    check('zeInit' in completed.stdout, 'it prints the job\'s tally', completed.stdout[:300])
+    node_dir = os.path.join(work, 'trace-4711', socket.gethostname())
+    check_one_node_trace(node_dir, 4, 'job script')
+    check_no_daemon_left('job script')
+
+
+CASES = {
+    'job-script': case_job_script,
+    'fake-ranks': case_fake_ranks,
+    'detection': case_detection,
+    'mpirun': case_mpirun,
+    'killed-rank': case_killed_rank,
+    'sigint': case_sigint,
+    'stale': case_stale,
+    'two-nodes': case_two_nodes,
+}
+
+
+def main():
+    if len(sys.argv) != 2 or sys.argv[1] not in CASES:
+        print(f'usage: cluster_test.py {"|".join(CASES)}', file=sys.stderr)
+        return 2
+    os.environ.pop('LD_LIBRARY_PATH', None)
+    os.environ.pop('LD_PRELOAD', None)
+    # A job's launcher variables in the test's own environment would make every run a rank.
+    for name in list(os.environ):
+        if name.startswith(('OMPI_', 'PMIX_', 'PMI_', 'PALS_', 'SLURM_', 'PBS_', 'MPI_LOCAL')):
+            del os.environ[name]
+    with tempfile.TemporaryDirectory(prefix='zeprof-cluster-') as work:
+        os.chmod(work, 0o755)
+        os.environ['TMPDIR'] = os.path.join(work, 'tmp')
+        os.mkdir(os.environ['TMPDIR'])
+        status = CASES[sys.argv[1]](work)
+    if failures:
+        print(f'# {len(failures)} check(s) failed', file=sys.stderr)
+        return 1
+    return status or 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
