@@ -3,14 +3,14 @@
 as <libdir>/zeprof/libze_loader.so.1 (with its SONAME), <includedir>/zeprof.h and zeprof.pc, and the
 installed wrapper points at the installed shim and merger, not at the build tree.
 
-usage: test_install.py BUILD_DIR PREFIX LIBDIR INCLUDEDIR BINDIR
+usage: test_install.py BUILD_DIR PREFIX LIBDIR INCLUDEDIR BINDIR DATADIR
 """
 import os
 import subprocess
 import sys
 import tempfile
 
-build, prefix, libdir, includedir, bindir = sys.argv[1:6]
+build, prefix, libdir, includedir, bindir, datadir = sys.argv[1:7]
 failures = []
 
 
@@ -33,7 +33,9 @@ with tempfile.TemporaryDirectory() as dest:
     wrapper = under(dest, prefix, bindir, "zeprof")
     for path in (wrapper, under(dest, prefix, bindir, "zeprof-merge"), shim,
                  under(dest, prefix, includedir, "zeprof.h"),
-                 under(dest, lib, "pkgconfig", "zeprof.pc")):
+                 under(dest, lib, "pkgconfig", "zeprof.pc"),
+                 *(under(dest, prefix, datadir, "zeprof", part) for part in
+                   ("zeprof-launchers.bash", "zeprof-daemon.bash", "zeprof-job.bash"))):
         check(os.path.isfile(path), f"not installed: {path[len(dest):]}")
     if os.path.isfile(shim):
         dynamic = subprocess.run(["readelf", "-d", shim], capture_output=True, text=True).stdout
@@ -44,6 +46,8 @@ with tempfile.TemporaryDirectory() as dest:
             text = f.read()
         check(os.path.join(lib, "zeprof") in text, "the installed zeprof does not use <libdir>/zeprof")
         check(os.path.abspath(build) not in text, "the installed zeprof points into the build tree")
+        check(os.path.join(prefix, datadir, "zeprof") in text,
+              "the installed zeprof does not source its parts from <datadir>/zeprof")
 if failures:
     sys.exit(1)
 print("ok")

@@ -1,0 +1,287 @@
+# zeprof: the node's session of a job, shared by the job's ranks on the node.
+# Sourced by zeprof (scripts/zeprof.in), whose variables and helpers it uses and sets; not run
+# alone. Checked on its own, its variables look unassigned or unused (SC2154, SC2034).
+# shellcheck shell=bash disable=SC2154,SC2034
+
+# ---------------------------------------------------------------------------------------------
+# The node's session of a job, shared by the job's ranks on this node.
+#
+# State in job_dir (root: /var/run/zeprof/job-<id>; a normal user: $TMPDIR/zeprof-<uid>/job-<id>):
+# - lock: an exclusive flock around every decision to create or close the session.
+# - users: every rank's wrapper holds a shared flock on it from before its program starts until
+#   after it has ended; the kernel drops it however the wrapper ends. Whoever can take it
+#   exclusively (under lock) is the last user and closes the session.
+# - session: "<session name>" and "<its output directory>", written once tracing is live.
+# - home/, sessiond.pid, sessiond.log (normal user): the job's session daemon on this node,
+#   "<pid> <start time>" as for a private daemon. As root the node's shared daemon is used
+#   (daemon_acquire_root), each wrapper holding its own share of it.
+# Lock order: job lock, then the root daemon's node lock. The directory stays (a few bytes): a
+# rank still waiting on the old lock file could otherwise lock a file that a newcomer recreated.
+
+job_dir=
+job_lock_fd=             # job_dir/lock while this wrapper holds it
+job_users_fd=            # shared lock on job_dir/users while this rank uses the session
+job_session=             # the session this rank recorded in (to tell when it is closed)
+job_node_dir=            # <output>/<hostname>: the node's trace directory
+job_wait_abandoned=0     # rank 0: a signal came while it waited for the node's other ranks
+
+job_state_base() {
+  if [ "$is_root" -eq 1 ]; then echo "$NODE_STATE_DIR"; else echo "${TMPDIR:-/tmp}/zeprof-$(id -u)"; fi
+}
+
+# lttng client for the job's daemon: the node's (root) or the job's private one.
+job_lttng() {
+  local home=$client_home
+  [ "$is_root" -eq 1 ] || home=$1/home
+  shift
+  env -u LD_PRELOAD LTTNG_HOME="$home" lttng "$@"
+}
+
+job_lock() {
+  local fd
+  exec {fd}>"$job_dir/lock" || return 1
+  flock -w "$LOCK_TIMEOUT_S" "$fd" || { exec {fd}>&-; return 1; }
+  job_lock_fd=$fd
+}
+
+job_unlock() {
+  [ -z "$job_lock_fd" ] || exec {job_lock_fd}>&-
+  job_lock_fd=
+}
+
+# True when nobody uses the session of job directory $1 (call under its lock).
+job_unused() {
+  local fd status=1
+  exec {fd}>"$1/users" || return 1
+  flock -n -x "$fd" && status=0
+  exec {fd}>&-
+  return "$status"
+}
+
+# The live daemon that $1/sessiond.pid names (normal user); empty when there is none.
+job_daemon_pid() {
+  local pid start
+  read -r pid start 2>/dev/null <"$1/sessiond.pid" || return 0
+  [ -n "$pid" ] && [ -n "$start" ] || return 0
+  is_live_sessiond "$pid" && [ "$(process_start_time "$pid")" = "$start" ] && echo "$pid"
+  return 0
+}
+
+# Closes the session of job directory $1 and, for a normal user, stops the job's daemon. Under
+# the job's lock, by its last user (or by whoever finds that its users are all gone).
+job_close_session() {
+  local dir=$1 name pid start
+  if read -r name 2>/dev/null <"$dir/session" && [ -n "$name" ]; then
+    say "closing the node's session $name"
+    job_lttng "$dir" stop "$name" >/dev/null 2>&1 ||
+      echo "zeprof: cannot stop session $name" >&2
+    job_lttng "$dir" destroy "$name" >/dev/null 2>&1 ||
+      echo "zeprof: cannot destroy session $name" >&2
+  fi
+  rm -f "$dir/session"
+  # The session's closer has nothing left to do.
+  if read -r pid start 2>/dev/null <"$dir/closer.pid" && [ "$pid" != "$$" ] &&
+     [ "$(process_start_time "$pid")" = "$start" ]; then
+    kill -TERM "$pid" 2>/dev/null
+  fi
+  rm -f "$dir/closer.pid"
+  if [ "$is_root" -eq 0 ]; then
+    pid=$(job_daemon_pid "$dir")
+    [ -z "$pid" ] || stop_daemon "$pid"
+    rm -f "$dir/sessiond.pid"
+  fi
+}
+
+# Ranks killed outright (every wrapper of a node) cannot close their session: the next zeprof run
+# of the same user on the node does, for every job whose users are all gone. A job busy right now
+# (its lock taken) is left for later.
+reap_stale_jobs() {
+  local dir fd
+  for dir in "$(job_state_base)"/job-*/; do
+    dir=${dir%/}
+    if [ ! -f "$dir/lock" ] || [ ! -O "$dir" ]; then continue; fi
+    [ -f "$dir/session" ] || [ -f "$dir/sessiond.pid" ] || continue
+    [ "$dir" != "$job_dir" ] || continue
+    exec {fd}>"$dir/lock" || continue
+    if flock -n "$fd" && job_unused "$dir"; then
+      say "closing the session of a job whose ranks were killed: $dir"
+      job_close_session "$dir"
+    fi
+    exec {fd}>&-
+  done
+}
+
+# Normal user: the job's session daemon on this node, started by the first rank (or adopted).
+job_daemon_acquire() {
+  local pid
+  client_home=$job_dir/home
+  app_home=$job_dir/home
+  mkdir -p "$job_dir/home" || fail "cannot create $job_dir/home"
+  daemon_answers && return 0
+  command -v lttng-sessiond >/dev/null 2>&1 ||
+    fail "LTTng is not installed (no 'lttng-sessiond' in PATH); install lttng-tools"
+  pid=$(job_daemon_pid "$job_dir")
+  [ -z "$pid" ] || stop_daemon "$pid"   # alive but not answering: broken
+  start_daemon "$job_dir/home" "$job_dir/sessiond.log"
+  pid=$started_pid
+  echo "$pid $(process_start_time "$pid")" >"$job_dir/sessiond.pid"
+  say "started the job's lttng-sessiond on this node (pid $pid, LTTNG_HOME=$job_dir/home)"
+  if ! wait_daemon_ready "$pid"; then
+    stop_daemon "$pid"
+    rm -f "$job_dir/sessiond.pid"
+    fail "the session daemon did not start: $(tail -n 1 "$job_dir/sessiond.log" 2>/dev/null)"
+  fi
+}
+
+# The node's session, created by the first rank. Its trace goes to <output>/<hostname>; a later
+# session of the same job on the node (ranks that came after the others had all ended, or after
+# a session was lost) goes to a numbered subdirectory of it, which zeprof-merge reads as part of
+# the same host. A directory that holds something else is refused.
+job_create_session() {
+  local directory=$job_node_dir marker previous number=1
+  marker=$job_node_dir/.zeprof-job
+  if [ -d "$directory" ] && [ -n "$(ls -A -- "$directory")" ]; then
+    read -r previous 2>/dev/null <"$marker" || previous=
+    [ "$previous" = "$job_id" ] || fail "the output directory is not empty: $directory"
+    while [ -e "$directory/session-$number" ]; do number=$((number + 1)); done
+    directory=$directory/session-$number
+  fi
+  mkdir -p -- "$directory" || fail "cannot create the output directory: $directory"
+  [ -e "$marker" ] || echo "$job_id" >"$marker"
+  session=zeprof-$(uname -n)-$$-$(date +%s%N)
+  lttng_quiet create "$session" --output="$directory" ||
+    { session=; fail "cannot create an LTTng session"; }
+  session_configure
+  if ! printf '%s\n%s\n' "$session" "$directory" >"$job_dir/session.new" ||
+     ! mv -f "$job_dir/session.new" "$job_dir/session"; then
+    fail "cannot write $job_dir/session"
+  fi
+  say "rank $job_rank set up the node's session $session into $directory"
+  job_session=$session
+  job_start_closer
+  session=    # the job's, no longer this wrapper's alone: closed by the last user
+}
+
+# The closer: a process of its own, in a session of its own (a launcher that kills its ranks,
+# e.g. mpirun on Ctrl-C with SIGTERM and then SIGKILL 1 s later, kills their process groups and
+# may cut their teardown short), that closes the node's session (and stops its daemon) once the
+# session has no user left, however its ranks ended. It holds none of the locks.
+job_start_closer() {
+  local script
+  script=$(readlink -f -- "$0") || return 0   # zeprof itself, not this sourced part
+  (
+    [ -z "$job_lock_fd" ] || eval "exec $job_lock_fd>&-"
+    [ -z "$job_users_fd" ] || eval "exec $job_users_fd>&-"
+    [ -z "$node_lock_fd" ] || eval "exec $node_lock_fd>&-"
+    [ -z "$node_users_fd" ] || eval "exec $node_users_fd>&-"
+    exec env -u LD_PRELOAD setsid bash "$script" --job-closer "$job_dir" "$job_session" \
+      </dev/null >/dev/null 2>&1
+  ) &
+}
+
+# The closer's loop: until the session is closed by someone else, or closed here once unused.
+job_closer() {
+  local name pause_fd
+  job_dir=$1
+  job_session=$2
+  mkdir -p "$job_dir/home"
+  client_home=$job_dir/home
+  echo "$$ $(process_start_time $$)" >"$job_dir/closer.pid"
+  # Pauses with a read that times out (a pipe nobody writes to): no sleep child, so a TERM from
+  # whoever closes the session first ends the closer at once, leaving nothing behind.
+  exec {pause_fd}<> <(:)
+  while ! read -r -t "$JOB_CLOSER_POLL_S" -u "$pause_fd" _; do
+    job_lock || continue
+    read -r name 2>/dev/null <"$job_dir/session" || name=
+    if [ "$name" != "$job_session" ]; then
+      job_unlock
+      return 0
+    fi
+    if job_unused "$job_dir"; then
+      job_close_session "$job_dir"
+      if [ "$is_root" -eq 1 ]; then
+        # As root the node's shared daemon: stopped when zeprof started it and no run uses it.
+        exec {node_users_fd}>"$NODE_STATE_DIR/sessiond.users"
+        daemon_release_root
+      fi
+      job_unlock
+      return 0
+    fi
+    job_unlock
+  done
+}
+
+# Joins the node's session, creating it when there is none; returns once tracing is live.
+job_join() {
+  local name base
+  base=$(job_state_base)
+  job_dir=$base/job-$job_id
+  job_node_dir=$output/$(uname -n)
+  # A normal user's base is in a shared /tmp: ours, private, and no symbolic link.
+  [ -d "$base" ] || mkdir -m 0700 "$base" 2>/dev/null
+  if [ ! -d "$base" ] || [ ! -O "$base" ] || [ -L "$base" ]; then
+    fail "cannot use $base (not a directory of ours)"
+  fi
+  mkdir -p "$job_dir" || fail "cannot create $job_dir"
+  job_lock || fail "cannot lock $job_dir/lock"
+  # Root: the node's daemon first (its session lives there). A normal user's job daemon is
+  # stopped with a stale session, so that comes after.
+  [ "$is_root" -eq 0 ] || daemon_acquire_root
+  # A session whose users are all gone was left by wrappers killed outright: close it first.
+  if [ -f "$job_dir/session" ] && job_unused "$job_dir"; then
+    job_close_session "$job_dir"
+  fi
+  exec {job_users_fd}>"$job_dir/users" || fail "cannot open $job_dir/users"
+  # Cannot block: an exclusive holder holds the job's lock too, and we hold that.
+  flock -s "$job_users_fd"
+  [ "$is_root" -eq 1 ] || job_daemon_acquire
+  name=
+  read -r name 2>/dev/null <"$job_dir/session" || name=
+  if [ -n "$name" ] && job_lttng "$job_dir" list "$name" >/dev/null 2>&1; then
+    job_session=$name
+    say "rank $job_rank joins the node's session $name"
+  else
+    [ -z "$name" ] || echo "zeprof: the node's session $name is gone; starting another" >&2
+    rm -f "$job_dir/session"
+    job_create_session
+  fi
+  job_unlock
+}
+
+# Leaves the node's session; the last user closes it. With $1 = wait (rank 0 before analysing),
+# returns only once the node's session is closed, by whoever was last: when the other users all
+# vanish (killed outright), this rank closes it itself.
+job_leave() {
+  local wait=${1:-} name
+  if [ -z "$job_users_fd" ]; then
+    job_unlock
+    return 0
+  fi
+  if [ -z "$job_lock_fd" ] && ! job_lock; then
+    echo "zeprof: cannot lock $job_dir/lock; leaving the node's session open" >&2
+    exec {job_users_fd}>&-
+    job_users_fd=
+    return 0
+  fi
+  exec {job_users_fd}>&-
+  job_users_fd=
+  while :; do
+    read -r name 2>/dev/null <"$job_dir/session" || name=
+    # Closed (or replaced by a later session) already.
+    if [ -z "$name" ] || [ "$name" != "$job_session" ]; then break; fi
+    if job_unused "$job_dir"; then
+      job_close_session "$job_dir"
+      break
+    fi
+    [ "$wait" = wait ] || { say "other ranks still record on this node"; break; }
+    if [ "$job_wait_abandoned" -eq 1 ]; then
+      echo "zeprof: interrupted while other ranks still record on this node; no analysis" >&2
+      break
+    fi
+    job_unlock
+    sleep "$JOB_CLOSE_POLL_S"
+    job_lock || { echo "zeprof: cannot lock $job_dir/lock" >&2; return 0; }
+  done
+  [ "$is_root" -eq 0 ] || daemon_release_root
+  job_unlock
+}
