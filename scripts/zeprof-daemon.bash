@@ -167,16 +167,28 @@ node_daemon_pid() {
   return 0
 }
 
-node_lock() {
+# Takes an exclusive flock on file $1, waiting at most LOCK_TIMEOUT_S; the descriptor that holds
+# it goes into the variable named $2.
+lock_file() {
   local fd
-  exec {fd}>"$NODE_STATE_DIR/sessiond.lock" || return 1
+  exec {fd}>"$1" || return 1
   flock -w "$LOCK_TIMEOUT_S" "$fd" || { exec {fd}>&-; return 1; }
-  node_lock_fd=$fd
+  printf -v "$2" '%s' "$fd"
+}
+
+# Closes the descriptor held in the variable named $1 (so releases its lock) and empties it.
+unlock_file() {
+  local fd=${!1}
+  [ -z "$fd" ] || exec {fd}>&-
+  printf -v "$1" '%s' ''
+}
+
+node_lock() {
+  lock_file "$NODE_STATE_DIR/sessiond.lock" node_lock_fd
 }
 
 node_unlock() {
-  [ -z "$node_lock_fd" ] || exec {node_lock_fd}>&-
-  node_lock_fd=
+  unlock_file node_lock_fd
 }
 
 daemon_acquire_root() {

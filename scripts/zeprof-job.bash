@@ -38,15 +38,11 @@ job_lttng() {
 }
 
 job_lock() {
-  local fd
-  exec {fd}>"$job_dir/lock" || return 1
-  flock -w "$LOCK_TIMEOUT_S" "$fd" || { exec {fd}>&-; return 1; }
-  job_lock_fd=$fd
+  lock_file "$job_dir/lock" job_lock_fd
 }
 
 job_unlock() {
-  [ -z "$job_lock_fd" ] || exec {job_lock_fd}>&-
-  job_lock_fd=
+  unlock_file job_lock_fd
 }
 
 # True when nobody uses the session of job directory $1 (call under its lock).
