@@ -20,24 +20,13 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'multihost'))
+sys.path.insert(0, os.path.join(HERE, '..', 'harness'))
+from checks import check, failures, lttng_processes_left  # noqa: E402
 
 ZEPROF = os.environ.get('CLUSTER_ZEPROF', '')
 APP = os.environ.get('CLUSTER_APP', '')
 RUN_TIMEOUT_S = 120
 SKIP = 77
-
-failures = []
-
-
-def check(condition, description, detail=''):
-    """Records one check; a failure keeps the test going so one run shows every problem."""
-    if condition:
-        print(f'ok - {description}')
-    else:
-        print(f'not ok - {description}' + (f': {detail}' if detail else ''))
-        failures.append(description)
-    return condition
-
 
 def environment(**changes):
     env = dict(os.environ)
@@ -78,41 +67,6 @@ def tally(directories, extended=False):
 
 def api_calls(summary, name):
     return sum(row.get('calls', 0) for row in summary.get('api', []) if row.get('name') == name)
-
-
-def lttng_processes_left(namespace=None):
-    """Live LTTng daemons this test may have left: as root, those in the given mount namespace
-    (default: with-lttng's private one, ours); as a user, those whose LTTNG_HOME is under this
-    test's TMPDIR. Zombies are dead (an exited daemon that init has not reaped yet)."""
-    as_root = os.geteuid() == 0
-    own = namespace or os.readlink('/proc/self/ns/mnt')
-    if as_root and namespace is None and os.environ.get('WITH_LTTNG_NAMESPACE') != own:
-        return None
-    left = []
-    for entry in os.listdir('/proc'):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f'/proc/{entry}/comm') as comm:
-                name = comm.read().strip()
-            if not name.startswith('lttng'):
-                continue
-            with open(f'/proc/{entry}/stat') as stat:
-                if stat.read().rsplit(')', 1)[1].split()[0] == 'Z':
-                    continue
-            if as_root:
-                if os.readlink(f'/proc/{entry}/ns/mnt') != own:
-                    continue
-            else:
-                with open(f'/proc/{entry}/environ', 'rb') as environ:
-                    variables = environ.read().split(b'\0')
-                ours = f'LTTNG_HOME={os.environ["TMPDIR"]}/'.encode()
-                if not any(v.startswith(ours) for v in variables):
-                    continue
-        except OSError:
-            continue
-        left.append((int(entry), name))
-    return left
 
 
 def check_no_daemon_left(what, namespace=None, patience_s=0):

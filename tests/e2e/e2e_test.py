@@ -21,6 +21,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'harness'))
+from checks import check, failures, lttng_processes_left  # noqa: E402
+
 ZEPROF = os.environ.get('E2E_ZEPROF', '')
 APP = os.environ.get('E2E_APP', '')
 DLOPEN = os.environ.get('E2E_DLOPEN', '')
@@ -28,19 +31,6 @@ SHIM = os.environ.get('E2E_SHIM', '')
 API_PROVIDERS = {'zeprof_ze', 'zeprof_zet', 'zeprof_zes', 'zeprof_zel'}
 ZE_RESULT_ERROR_UNINITIALIZED = 0x78000001
 RUN_TIMEOUT_S = 120
-
-failures = []
-
-
-def check(condition, description, detail=''):
-    """Records one check; a failure keeps the test going so that one run shows every problem."""
-    if condition:
-        print(f'ok - {description}')
-    else:
-        print(f'not ok - {description}' + (f': {detail}' if detail else ''))
-        failures.append(description)
-    return condition
-
 
 # ---------------------------------------------------------------------------------------------
 # Running things
@@ -177,39 +167,6 @@ def first_difference(expected, got):
 # ---------------------------------------------------------------------------------------------
 # Leftovers
 
-def lttng_processes_left():
-    """LTTng daemons that zeprof may have left: as root, every one in this mount namespace
-    (with-lttng's private one); as a user, those whose LTTNG_HOME is a zeprof scratch directory
-    of this test (main() gives each test its own TMPDIR, so parallel tests do not count).
-    None when that cannot be told (root in the machine's own namespace)."""
-    own = os.readlink('/proc/self/ns/mnt')
-    as_root = os.geteuid() == 0
-    if as_root and os.environ.get('WITH_LTTNG_NAMESPACE') != own:
-        return None
-    left = []
-    for entry in os.listdir('/proc'):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f'/proc/{entry}/comm') as comm:
-                name = comm.read().strip()
-            if not name.startswith('lttng'):
-                continue
-            if as_root:
-                if os.readlink(f'/proc/{entry}/ns/mnt') != own:
-                    continue
-            else:
-                with open(f'/proc/{entry}/environ', 'rb') as environ:
-                    variables = environ.read().split(b'\0')
-                ours = f'LTTNG_HOME={os.environ["TMPDIR"]}/zeprof.'.encode()
-                if not any(v.startswith(ours) for v in variables):
-                    continue
-        except OSError:
-            continue
-        left.append((int(entry), name))
-    return left
-
-
 def check_quiet(stderr, what):
     """A successful run says only where the trace is: no complaint from zeprof or lttng (a
     session that could not be stopped, a daemon that vanished)."""
@@ -220,7 +177,7 @@ def check_quiet(stderr, what):
 
 
 def check_no_daemon_left(what):
-    left = lttng_processes_left()
+    left = lttng_processes_left(home_prefix="zeprof.")
     if left is None:
         print(f'# {what}: leftover daemons not checked (root outside a private namespace)')
         return
@@ -492,7 +449,7 @@ def case_blocking(work):
           babeltrace_errors.strip()[:300])
 
     # The session as zeprof set it up (root: the daemon is the namespace's, so we can ask it).
-    if lttng_processes_left() is None or os.geteuid() != 0:
+    if lttng_processes_left(home_prefix="zeprof.") is None or os.geteuid() != 0:
         return
     process, log_path = start_waiting_run(work, 'listed', ['--blocking'])
     listing = ''
@@ -635,13 +592,13 @@ def end_waiting_run(process, what):
 
 
 def session_daemons():
-    return [pid for pid, name in lttng_processes_left() or [] if name == 'lttng-sessiond']
+    return [pid for pid, name in lttng_processes_left(home_prefix="zeprof.") or [] if name == 'lttng-sessiond']
 
 
 def case_killed_run(work):
     """A zeprof run killed outright (SIGKILL, no cleanup possible) leaves its daemon; the next run
     of the user stops it (root: adopts the node's daemon; user: reaps the orphaned private one)."""
-    if lttng_processes_left() is None:
+    if lttng_processes_left(home_prefix="zeprof.") is None:
         print('# killed-run: leftover daemons cannot be told here')
         return
     killed, killed_log = start_waiting_run(work, 'killed')
@@ -649,7 +606,7 @@ def case_killed_run(work):
     os.killpg(killed.pid, signal.SIGKILL)
     killed.communicate()
     check(len(session_daemons()) == 1, 'the killed run leaves its daemon running',
-          str(lttng_processes_left()))
+          str(lttng_processes_left(home_prefix="zeprof.")))
     after = zeprof(['--no-analysis', '-o', os.path.join(work, 'after'), '--',
                     APP, 'calls', os.path.join(work, 'after.log')])
     check(after.returncode == 0, 'the next run succeeds', after.stderr.strip())
@@ -661,7 +618,7 @@ def case_killed_run(work):
 def case_shared_daemon(work):
     """Root: concurrent runs share the node's daemon, which the last of them stops (also when the
     run that started it ended first); a daemon zeprof did not start is used and left running."""
-    if os.geteuid() != 0 or lttng_processes_left() is None:
+    if os.geteuid() != 0 or lttng_processes_left(home_prefix="zeprof.") is None:
         print('# shared-daemon: root in a private namespace only')
         return
     first, first_log = start_waiting_run(work, 'first')

@@ -1,0 +1,52 @@
+"""Shared by the wrapper's end-to-end tests (tests/e2e, tests/cluster): TAP-style checks that keep
+going after a failure, and the search for LTTng daemons a test may have left behind."""
+
+import os
+
+failures = []
+
+
+def check(condition, description, detail=''):
+    """Records one check; a failure keeps the test going so that one run shows every problem."""
+    if condition:
+        print(f'ok - {description}')
+    else:
+        print(f'not ok - {description}' + (f': {detail}' if detail else ''))
+        failures.append(description)
+    return condition
+
+
+def lttng_processes_left(namespace=None, home_prefix=''):
+    """Live LTTng daemons a test may have left, as (pid, name): as root, those in the given mount
+    namespace (default: with-lttng's private one, ours); as a user, those whose LTTNG_HOME starts
+    with $TMPDIR/<home_prefix> (each test has its own TMPDIR, so parallel tests do not count).
+    Zombies are dead (an exited daemon that init has not reaped yet). None when that cannot be
+    told (root in the machine's own namespace)."""
+    as_root = os.geteuid() == 0
+    own = namespace or os.readlink('/proc/self/ns/mnt')
+    if as_root and namespace is None and os.environ.get('WITH_LTTNG_NAMESPACE') != own:
+        return None
+    ours = f'LTTNG_HOME={os.environ.get("TMPDIR", "/tmp")}/{home_prefix}'.encode()
+    left = []
+    for entry in os.listdir('/proc'):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f'/proc/{entry}/comm', encoding='utf-8') as comm:
+                name = comm.read().strip()
+            if not name.startswith('lttng'):
+                continue
+            with open(f'/proc/{entry}/stat', encoding='utf-8') as stat:
+                if stat.read().rsplit(')', 1)[1].split()[0] == 'Z':
+                    continue
+            if as_root:
+                if os.readlink(f'/proc/{entry}/ns/mnt') != own:
+                    continue
+            else:
+                with open(f'/proc/{entry}/environ', 'rb') as environ:
+                    if not any(v.startswith(ours) for v in environ.read().split(b'\0')):
+                        continue
+        except OSError:
+            continue
+        left.append((int(entry), name))
+    return left
