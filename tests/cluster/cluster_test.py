@@ -357,17 +357,27 @@ def case_sigint(work):
         waiting.finish()
         return
     first = Rank(work, 21, slurm_rank(0, '89', '0'))
+    # Signal rank 0 only once its program has ended: seen running and gone, or (too quick to be
+    # seen) its log written and no program for several polls in a row. The log alone is not
+    # enough: a full stdio buffer reaches the file while the program still runs.
     deadline = time.monotonic() + RUN_TIMEOUT_S
+    seen_running, absent = False, 0
     while time.monotonic() < deadline and first.process.poll() is None:
-        if os.path.exists(first.log) and first.app_pid() is None:
+        running = first.app_pid() is not None
+        seen_running = seen_running or running
+        absent = 0 if running else absent + 1
+        if seen_running and not running:
+            break
+        if absent >= 5 and os.path.exists(first.log):
             with open(first.log) as log:
                 if 'loader' in log.read():
                     break
         time.sleep(0.05)
     first.process.send_signal(signal.SIGTERM)
-    check(first.finish() == 0 and 'no analysis' in first.stderr and not first.stdout,
+    status = first.finish()
+    check(status == 0 and 'no analysis' in first.stderr and not first.stdout,
           'a signal ends rank 0\'s wait for its node: its program\'s status, no analysis',
-          first.stderr[-300:])
+          f'status {status}, stdout {first.stdout[-200:]!r}, stderr {first.stderr[-300:]!r}')
     waiting.process.send_signal(signal.SIGINT)
     check(waiting.finish() == 0, 'the node\'s other rank ends normally', waiting.stderr[-300:])
     check_one_node_trace(os.path.join(work, 'zeprof-trace', '89.0', socket.gethostname()), 2,
