@@ -56,6 +56,16 @@ is_live_sessiond() {
   [ -n "$state" ] && [ "$state" != Z ] && [ "$(cat "/proc/$1/comm" 2>/dev/null)" = lttng-sessiond ]
 }
 
+# The pid of the live session daemon that the pid file $1 names as "<pid> <start time>" (the start
+# time guards against pid reuse); empty when there is none.
+live_daemon_in() {
+  local pid start
+  read -r pid start 2>/dev/null <"$1" || return 0
+  [ -n "$pid" ] && [ -n "$start" ] || return 0
+  is_live_sessiond "$pid" && [ "$(process_start_time "$pid")" = "$start" ] && echo "$pid"
+  return 0
+}
+
 # Stops a session daemon that zeprof started: TERM, a bounded wait, then KILL. By pid only.
 stop_daemon() {
   local pid=$1 tries=0 state
@@ -115,15 +125,21 @@ wait_daemon_ready() {
 # time>". The next run of the same user stops such an orphaned daemon, by pid, and removes the
 # directory. Directories of live runs, of other users, or not yet labelled are left alone.
 reap_orphans() {
-  local dir owner owner_start pid start
+  local dir owner owner_start pid
   for dir in "${TMPDIR:-/tmp}"/zeprof.*/; do
     if [ ! -O "$dir" ] || [ ! -f "$dir/zeprof.pid" ]; then
       continue
     fi
     read -r owner owner_start 2>/dev/null <"$dir/zeprof.pid" || continue
     [ "$(process_start_time "$owner")" != "$owner_start" ] || continue   # its run is alive
-    if read -r pid start 2>/dev/null <"$dir/sessiond.pid" && is_live_sessiond "$pid" &&
-       [ "$(process_start_time "$pid")" = "$start" ]; then
+    # Start times are counted from the reader's boot: a live run in another time namespace (a
+    # container sharing /tmp) reads differently, and is left alone.
+    if [ -e "/proc/$owner" ] &&
+       [ "$(readlink "/proc/$owner/ns/time" 2>/dev/null)" != "$(readlink /proc/self/ns/time)" ]; then
+      continue
+    fi
+    pid=$(live_daemon_in "$dir/sessiond.pid")
+    if [ -n "$pid" ]; then
       say "stopping lttng-sessiond (pid $pid) of a zeprof run that was killed"
       stop_daemon "$pid"
     fi
@@ -160,11 +176,7 @@ daemon_release_private() {
 #   (start time included, against pid reuse) is someone else's and is never stopped.
 # The pid of the live daemon that sessiond.pid names; empty when there is none.
 node_daemon_pid() {
-  local pid start
-  read -r pid start 2>/dev/null <"$NODE_STATE_DIR/sessiond.pid" || return 0
-  [ -n "$pid" ] && [ -n "$start" ] || return 0
-  is_live_sessiond "$pid" && [ "$(process_start_time "$pid")" = "$start" ] && echo "$pid"
-  return 0
+  live_daemon_in "$NODE_STATE_DIR/sessiond.pid"
 }
 
 # Takes an exclusive flock on file $1, waiting at most LOCK_TIMEOUT_S; the descriptor that holds

@@ -56,11 +56,7 @@ job_unused() {
 
 # The live daemon that $1/sessiond.pid names (normal user); empty when there is none.
 job_daemon_pid() {
-  local pid start
-  read -r pid start 2>/dev/null <"$1/sessiond.pid" || return 0
-  [ -n "$pid" ] && [ -n "$start" ] || return 0
-  is_live_sessiond "$pid" && [ "$(process_start_time "$pid")" = "$start" ] && echo "$pid"
-  return 0
+  live_daemon_in "$1/sessiond.pid"
 }
 
 # Closes the session of job directory $1 and, for a normal user, stops the job's daemon. Under
