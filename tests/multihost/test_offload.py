@@ -5,7 +5,7 @@ simulated host with its own clock, merge the traces and check the placement agai
 usage: test_offload.py ZEPROF ZEPROF_MERGE OFFLOAD SIMDEVICE SKEWCLOCK SCENARIO
 
 Scenarios:
-  pair   alpha -> beta, beta's trace clock drifting 40 ppm from its wall clock, 200 frames: beta is
+  pair   alpha -> beta, beta's trace clock drifting 80 ppm from its wall clock, 200 frames: beta is
          placed per host, within its bound of the true offset, tighter than any one window.
   chain  alpha -> beta -> gamma, each with its own clock offset and drift: bounds add along the
          chain and every peer window lands inside its caller's. The run is short, so a peer whose
@@ -82,7 +82,7 @@ def main():
 
     # name -> (time-namespace offset in s, clock drift in ppm)
     if scenario == "pair":
-        settings = {"alpha": (0, 0), "beta": (3600, 40)}
+        settings = {"alpha": (0, 0), "beta": (3600, 80)}
         frames = 200
     else:
         settings = {"alpha": (0, 0), "beta": (3600, 30), "gamma": (120, -35)}
