@@ -22,8 +22,7 @@ CLOCK_MONOTONIC in ns, the truth's clock) and checks:
   truth from its timestamp events.
 With --direct, only runs the program under the shim (no recording, no checks) and passes its
 exit status on (the memory test).
-Exit 0 on success, 1 with "FAIL ..." lines otherwise, 99 when the recording could not be set up,
-77 (skip) when AddressSanitizer refuses the shim (see DEEPBIND_REFUSED).
+Exit 0 on success, 1 with "FAIL ..." lines otherwise, 99 when the recording could not be set up.
 """
 import argparse
 import os
@@ -70,19 +69,6 @@ def record(opts, trace_dir, truth, report):
         print(f'harness: recording failed: {result.stdout}', file=sys.stderr)
         sys.exit(HARNESS_ERROR)
     return result
-
-
-# AddressSanitizer refuses dlopen(RTLD_DEEPBIND), which the shim uses to open the real loader:
-# in an ASan build the traced program cannot run at all. That is the shim's limit, not a timing
-# result: skip (77) rather than fail, and say why.
-DEEPBIND_REFUSED = 'RTLD_DEEPBIND flag which is incompatible with sanitizer runtime'
-SKIP = 77
-
-
-def skip_if_sanitizer_refuses_shim(output):
-    if DEEPBIND_REFUSED in output:
-        print('SKIP: AddressSanitizer refuses the shim\'s dlopen(RTLD_DEEPBIND)')
-        sys.exit(SKIP)
 
 
 def program_env(opts, truth):
@@ -359,7 +345,6 @@ def run_direct(opts):
     result = subprocess.run(cmd, env=env, timeout=RUN_TIMEOUT_S, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
     print(result.stdout, end='')
-    skip_if_sanitizer_refuses_shim(result.stdout)
     sys.exit(result.returncode)
 
 
@@ -396,7 +381,6 @@ def main():
         report = os.path.join(work, 'report.txt')
         result = record(opts, trace_dir, truth, report)
         print(result.stdout, end='')
-        skip_if_sanitizer_refuses_shim(result.stdout)
         if result.returncode != 0:
             fail([f'traced program exited with {result.returncode}'])
         errors = []
