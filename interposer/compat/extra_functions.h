@@ -49,6 +49,13 @@ zelLoaderTranslateHandleInternal(
     void** handleOut                                ///< [out] driver handle
     );
 
+/* Loader 1.17 and later: hands the tracing layer the loader's ze table. In the loader's C++ the
+ * parameter is a std::atomic<ze_dditable_t *> &, that is the address of one pointer. */
+ZE_APIEXPORT ze_result_t ZE_APICALL
+zelLoaderTracingLayerInit(
+    ze_dditable_t** zeDdiTable                      ///< [in,out] where the loader stores its table
+    );
+
 /* Level Zero 1.6: wait on the host until an immediate command list has completed. */
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListHostSynchronize(

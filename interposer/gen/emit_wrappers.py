@@ -110,16 +110,25 @@ def _args_from_a(fn):
     return 'a.' + fn.params[0].name
 
 
+# The exported functions that initialize the real loader's exported API (compat/api_ready.h).
+API_INIT_FUNCTIONS = ('zeInit', 'zeInitDrivers')
+
+
 def _emit_exported(fn):
     name = fn.name
     uninit, missing = _unavailable(fn)
-    return [f'{fn.ret} ZE_APICALL {name}({params_decl(fn)})', '{',
-            '    if (zeprof_unlikely(!zeprof_ready()))',
-            f'        return {uninit};',
-            f'    if (zeprof_unlikely(zeprof_real.{name} == NULL))',
-            f'        return {missing};',
-            f'    return zeprof_call_{name}(zeprof_real.{name}' +
-            ''.join(f', {p.name}' for p in fn.params) + ');', '}']
+    call = f'zeprof_call_{name}(zeprof_real.{name}' + ''.join(f', {p.name}' for p in fn.params) + ')'
+    lines = [f'{fn.ret} ZE_APICALL {name}({params_decl(fn)})', '{',
+             '    if (zeprof_unlikely(!zeprof_ready()))',
+             f'        return {uninit};',
+             f'    if (zeprof_unlikely(zeprof_real.{name} == NULL))',
+             f'        return {missing};']
+    if name in API_INIT_FUNCTIONS:
+        lines += [f'    {fn.ret} r = {call};', '    zeprof_api_init_returned((int) r);',
+                  '    return r;', '}']
+    else:
+        lines += [f'    return {call};', '}']
+    return lines
 
 
 def _emit_table_entry(fn):
@@ -141,6 +150,7 @@ def emit_wrappers_c(model, fam, hooks):
            f'/* The wrappers of the {fam}* functions (what each step does: interposer/gen/emit_wrappers.py). */',
            '#include <stddef.h>', '#include <stdint.h>', '',
            '#include "zeprof_api.h"', '#include "guard.h"', '#include "shim.h"',
+           '#include "compat/api_ready.h"',
            '#include "zeprof_tables.h"', f'#include "zeprof_{fam}.h"', '']
     for fn in model.functions:
         if fields.family(fn.name) != fam:

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compat/api_ready.h"
 #include "guard.h"
 #include "timing_internal.h"
 #include "zeprof_api.h"
@@ -53,7 +54,9 @@ static void enable_init(void)
 bool timing_enabled(void)
 {
     pthread_once(&enable_once, enable_init);
-    return enabled;
+    /* The engine calls the real loader's exported API, which only an exported zeInit or
+     * zeInitDrivers makes usable (compat/api_ready.h). */
+    return enabled && zeprof_api_ready();
 }
 
 uint64_t timing_next_call_id(void)
