@@ -27,6 +27,15 @@
 #include <level_zero/ze_api.h>
 
 /* Level Zero 1.7 flags that the installed 1.4 headers lack. */
+/* The version of the Level Zero headers this driver is built against: spec 1.4 headers (Debian
+ * 12) lack ZE_API_VERSION_CURRENT_M, newer ones define it. Code for entry points newer than 1.4 is
+ * compiled only when the headers declare them. */
+#ifdef ZE_API_VERSION_CURRENT_M
+#define SIM_HEADERS_AT_LEAST(major, minor) (ZE_API_VERSION_CURRENT_M >= ZE_MAKE_VERSION(major, minor))
+#else
+#define SIM_HEADERS_AT_LEAST(major, minor) (ZE_MAKE_VERSION(1, 4) >= ZE_MAKE_VERSION(major, minor))
+#endif
+
 #define SIM_COMMAND_LIST_FLAG_IN_ORDER ((ze_command_list_flags_t)(1u << 3))
 #define SIM_COMMAND_QUEUE_FLAG_IN_ORDER ((ze_command_queue_flags_t)(1u << 1))
 

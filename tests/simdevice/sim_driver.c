@@ -107,6 +107,21 @@ ze_result_t sim_init(ze_init_flags_t flags)
     return ZE_RESULT_SUCCESS;
 }
 
+#if SIM_HEADERS_AT_LEAST(1, 10)
+/* zeInitDrivers (spec 1.10): initialization and discovery in one call, for GPU drivers only. */
+ze_result_t sim_init_drivers(uint32_t *count, ze_driver_handle_t *drivers,
+                             ze_init_driver_type_desc_t *desc)
+{
+    if (!count || !desc)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (desc->flags == 0 || (desc->flags & ~(ze_init_driver_type_flags_t)0x3))
+        return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+    if (!(desc->flags & ZE_INIT_DRIVER_TYPE_FLAG_GPU))
+        return ZE_RESULT_ERROR_UNINITIALIZED; /* this driver has GPUs only */
+    return sim_driver_get(count, drivers);
+}
+#endif
+
 ze_result_t sim_driver_get(uint32_t *count, ze_driver_handle_t *drivers)
 {
     if (!count)

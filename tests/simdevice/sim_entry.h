@@ -8,6 +8,10 @@
 
 /* sim_driver.c */
 ze_result_t sim_init(ze_init_flags_t flags);
+#if SIM_HEADERS_AT_LEAST(1, 10)
+ze_result_t sim_init_drivers(uint32_t *count, ze_driver_handle_t *drivers,
+                             ze_init_driver_type_desc_t *desc);
+#endif
 ze_result_t sim_driver_get(uint32_t *count, ze_driver_handle_t *drivers);
 ze_result_t sim_driver_get_api_version(ze_driver_handle_t driver, ze_api_version_t *version);
 ze_result_t sim_driver_get_properties(ze_driver_handle_t driver, ze_driver_properties_t *props);
@@ -152,6 +156,9 @@ ze_result_t sim_list_create_immediate(ze_context_handle_t context, ze_device_han
 ze_result_t sim_list_destroy(ze_command_list_handle_t handle);
 ze_result_t sim_list_close(ze_command_list_handle_t handle);
 ze_result_t sim_list_reset(ze_command_list_handle_t handle);
+#if SIM_HEADERS_AT_LEAST(1, 6)
+ze_result_t sim_list_host_synchronize(ze_command_list_handle_t handle, uint64_t timeout);
+#endif
 ze_result_t sim_list_append_launch_kernel(ze_command_list_handle_t list, ze_kernel_handle_t kernel,
                                           const ze_group_count_t *groups, ze_event_handle_t signal,
                                           uint32_t wait_count, ze_event_handle_t *waits);

@@ -133,6 +133,26 @@ ze_result_t sim_list_destroy(ze_command_list_handle_t handle)
     return ZE_RESULT_SUCCESS;
 }
 
+#if SIM_HEADERS_AT_LEAST(1, 6)
+/* zeCommandListHostSynchronize (spec 1.6): wait for what an immediate list was given so far. */
+ze_result_t sim_list_host_synchronize(ze_command_list_handle_t handle, uint64_t timeout)
+{
+    ze_result_t status = sim_handle_check(handle, SIM_KIND_LIST);
+    if (status != ZE_RESULT_SUCCESS)
+        return status;
+    struct sim_list *list = (struct sim_list *)handle;
+    if (!list->immediate)
+        return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    uint64_t deadline = sim_clock_deadline(timeout);
+    pthread_mutex_lock(&sim_lock);
+    bool done = sim_queue_wait_locked(list->queue, list->queue->submitted, deadline);
+    if (done)
+        sim_qkt_observe_locked();
+    pthread_mutex_unlock(&sim_lock);
+    return done ? ZE_RESULT_SUCCESS : ZE_RESULT_NOT_READY;
+}
+#endif
+
 ze_result_t sim_list_close(ze_command_list_handle_t handle)
 {
     ze_result_t status = sim_handle_check(handle, SIM_KIND_LIST);

@@ -8,6 +8,8 @@
  * the tables point to is a hidden sim_ function: nothing here is named like an API call, so
  * nothing can bind to a preloaded shim that is.
  */
+#include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include <level_zero/ze_ddi.h>
@@ -15,6 +17,32 @@
 #include <level_zero/zet_ddi.h>
 
 #include "sim.h"
+
+/*
+ * Version negotiation. The loader asks for a table at its own API version and passes a table of
+ * that version's size: the 1.8 loader asks for spec 1.4 tables, the 1.20 loader for spec 1.12
+ * ones. A driver built against newer headers than the loader's must write only the members the
+ * requested version has (the headers only ever append members), or it writes past the loader's
+ * table. The table sizes of spec 1.4 are known (its headers are frozen): `entries_1_4` below.
+ * A request between 1.4 and the headers' version gets the 1.4 part only (a member newer than 1.4
+ * then stays NULL, which the loader answers with ZE_RESULT_ERROR_UNSUPPORTED_FEATURE).
+ */
+#define SIM_SAME_SINCE_1_4 SIZE_MAX
+
+static size_t table_bytes(ze_api_version_t version, size_t full, size_t entries_1_4)
+{
+    if (version >= ZE_API_VERSION_CURRENT || entries_1_4 == SIM_SAME_SINCE_1_4)
+        return full;
+    size_t old = entries_1_4 * sizeof(void (*)(void));
+    return old < full ? old : full;
+}
+
+/* Set one member only when the requested table has it. */
+#define SIM_SET(table, bytes, member, function)                                                    \
+    do {                                                                                           \
+        if (offsetof(__typeof__(*(table)), member) + sizeof((table)->member) <= (bytes))          \
+            (table)->member = (function);                                                          \
+    } while (0)
 
 static ze_result_t check_request(ze_api_version_t version, const void *table)
 {
@@ -26,12 +54,12 @@ static ze_result_t check_request(ze_api_version_t version, const void *table)
 }
 
 /* A table this driver leaves empty: every entry NULL. */
-#define SIM_EMPTY_TABLE(getter, table_type)                                                        \
+#define SIM_EMPTY_TABLE(getter, table_type, entries_1_4)                                           \
     ZE_DLLEXPORT ze_result_t ZE_APICALL getter(ze_api_version_t version, table_type *table)        \
     {                                                                                              \
         ze_result_t status = check_request(version, table);                                        \
         if (status == ZE_RESULT_SUCCESS)                                                           \
-            memset(table, 0, sizeof(*table));                                                      \
+            memset(table, 0, table_bytes(version, sizeof(*table), (entries_1_4)));                 \
         return status;                                                                             \
     }
 
@@ -42,6 +70,9 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetGlobalProcAddrTable(ze_api_version_t ve
     if (status != ZE_RESULT_SUCCESS)
         return status;
     table->pfnInit = sim_init;
+#if SIM_HEADERS_AT_LEAST(1, 10)
+    SIM_SET(table, table_bytes(version, sizeof(*table), 1), pfnInitDrivers, sim_init_drivers);
+#endif
     return ZE_RESULT_SUCCESS;
 }
 
@@ -66,7 +97,7 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetDeviceProcAddrTable(ze_api_version_t ve
     ze_result_t status = check_request(version, table);
     if (status != ZE_RESULT_SUCCESS)
         return status;
-    memset(table, 0, sizeof(*table));
+    memset(table, 0, table_bytes(version, sizeof(*table), 18));
     table->pfnGet = sim_device_get;
     table->pfnGetSubDevices = sim_device_get_sub_devices;
     table->pfnGetProperties = sim_device_get_properties;
@@ -91,7 +122,7 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetContextProcAddrTable(ze_api_version_t v
     ze_result_t status = check_request(version, table);
     if (status != ZE_RESULT_SUCCESS)
         return status;
-    memset(table, 0, sizeof(*table));
+    memset(table, 0, table_bytes(version, sizeof(*table), SIM_SAME_SINCE_1_4));
     table->pfnCreate = sim_context_create;
     table->pfnCreateEx = sim_context_create_ex;
     table->pfnDestroy = sim_context_destroy;
@@ -121,7 +152,7 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetCommandListProcAddrTable(ze_api_version
     ze_result_t status = check_request(version, table);
     if (status != ZE_RESULT_SUCCESS)
         return status;
-    memset(table, 0, sizeof(*table)); /* image copies stay unsupported */
+    memset(table, 0, table_bytes(version, sizeof(*table), 28)); /* image copies stay unsupported */
     table->pfnCreate = sim_list_create;
     table->pfnCreateImmediate = sim_list_create_immediate;
     table->pfnDestroy = sim_list_destroy;
@@ -145,6 +176,10 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetCommandListProcAddrTable(ze_api_version
     table->pfnAppendLaunchKernelIndirect = sim_list_append_launch_kernel_indirect;
     table->pfnAppendLaunchMultipleKernelsIndirect =
         sim_list_append_launch_multiple_kernels_indirect;
+#if SIM_HEADERS_AT_LEAST(1, 6)
+    SIM_SET(table, table_bytes(version, sizeof(*table), 28), pfnHostSynchronize,
+            sim_list_host_synchronize);
+#endif
     return ZE_RESULT_SUCCESS;
 }
 
@@ -168,7 +203,7 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetEventPoolProcAddrTable(ze_api_version_t
     ze_result_t status = check_request(version, table);
     if (status != ZE_RESULT_SUCCESS)
         return status;
-    memset(table, 0, sizeof(*table)); /* no IPC */
+    memset(table, 0, table_bytes(version, sizeof(*table), 5)); /* no IPC */
     table->pfnCreate = sim_event_pool_create;
     table->pfnDestroy = sim_event_pool_destroy;
     return ZE_RESULT_SUCCESS;
@@ -196,7 +231,7 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetModuleProcAddrTable(ze_api_version_t ve
     ze_result_t status = check_request(version, table);
     if (status != ZE_RESULT_SUCCESS)
         return status;
-    memset(table, 0, sizeof(*table));
+    memset(table, 0, table_bytes(version, sizeof(*table), SIM_SAME_SINCE_1_4));
     table->pfnCreate = sim_module_create;
     table->pfnDestroy = sim_module_destroy;
     table->pfnGetNativeBinary = sim_module_get_native_binary;
@@ -243,7 +278,7 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetMemProcAddrTable(ze_api_version_t versi
     ze_result_t status = check_request(version, table);
     if (status != ZE_RESULT_SUCCESS)
         return status;
-    memset(table, 0, sizeof(*table)); /* no IPC */
+    memset(table, 0, table_bytes(version, sizeof(*table), 10)); /* no IPC */
     table->pfnAllocShared = sim_mem_alloc_shared;
     table->pfnAllocDevice = sim_mem_alloc_device;
     table->pfnAllocHost = sim_mem_alloc_host;
@@ -254,40 +289,40 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetMemProcAddrTable(ze_api_version_t versi
     return ZE_RESULT_SUCCESS;
 }
 
-SIM_EMPTY_TABLE(zeGetImageProcAddrTable, ze_image_dditable_t)
-SIM_EMPTY_TABLE(zeGetSamplerProcAddrTable, ze_sampler_dditable_t)
-SIM_EMPTY_TABLE(zeGetPhysicalMemProcAddrTable, ze_physical_mem_dditable_t)
-SIM_EMPTY_TABLE(zeGetVirtualMemProcAddrTable, ze_virtual_mem_dditable_t)
+SIM_EMPTY_TABLE(zeGetImageProcAddrTable, ze_image_dditable_t, 4)
+SIM_EMPTY_TABLE(zeGetSamplerProcAddrTable, ze_sampler_dditable_t, SIM_SAME_SINCE_1_4)
+SIM_EMPTY_TABLE(zeGetPhysicalMemProcAddrTable, ze_physical_mem_dditable_t, SIM_SAME_SINCE_1_4)
+SIM_EMPTY_TABLE(zeGetVirtualMemProcAddrTable, ze_virtual_mem_dditable_t, SIM_SAME_SINCE_1_4)
 
 /* Tools (zet): no metrics, no debugger, no driver-side tracer. */
-SIM_EMPTY_TABLE(zetGetDeviceProcAddrTable, zet_device_dditable_t)
-SIM_EMPTY_TABLE(zetGetContextProcAddrTable, zet_context_dditable_t)
-SIM_EMPTY_TABLE(zetGetCommandListProcAddrTable, zet_command_list_dditable_t)
-SIM_EMPTY_TABLE(zetGetModuleProcAddrTable, zet_module_dditable_t)
-SIM_EMPTY_TABLE(zetGetKernelProcAddrTable, zet_kernel_dditable_t)
-SIM_EMPTY_TABLE(zetGetMetricGroupProcAddrTable, zet_metric_group_dditable_t)
-SIM_EMPTY_TABLE(zetGetMetricProcAddrTable, zet_metric_dditable_t)
-SIM_EMPTY_TABLE(zetGetMetricStreamerProcAddrTable, zet_metric_streamer_dditable_t)
-SIM_EMPTY_TABLE(zetGetMetricQueryPoolProcAddrTable, zet_metric_query_pool_dditable_t)
-SIM_EMPTY_TABLE(zetGetMetricQueryProcAddrTable, zet_metric_query_dditable_t)
-SIM_EMPTY_TABLE(zetGetTracerExpProcAddrTable, zet_tracer_exp_dditable_t)
-SIM_EMPTY_TABLE(zetGetDebugProcAddrTable, zet_debug_dditable_t)
+SIM_EMPTY_TABLE(zetGetDeviceProcAddrTable, zet_device_dditable_t, SIM_SAME_SINCE_1_4)
+SIM_EMPTY_TABLE(zetGetContextProcAddrTable, zet_context_dditable_t, SIM_SAME_SINCE_1_4)
+SIM_EMPTY_TABLE(zetGetCommandListProcAddrTable, zet_command_list_dditable_t, SIM_SAME_SINCE_1_4)
+SIM_EMPTY_TABLE(zetGetModuleProcAddrTable, zet_module_dditable_t, SIM_SAME_SINCE_1_4)
+SIM_EMPTY_TABLE(zetGetKernelProcAddrTable, zet_kernel_dditable_t, SIM_SAME_SINCE_1_4)
+SIM_EMPTY_TABLE(zetGetMetricGroupProcAddrTable, zet_metric_group_dditable_t, SIM_SAME_SINCE_1_4)
+SIM_EMPTY_TABLE(zetGetMetricProcAddrTable, zet_metric_dditable_t, SIM_SAME_SINCE_1_4)
+SIM_EMPTY_TABLE(zetGetMetricStreamerProcAddrTable, zet_metric_streamer_dditable_t, SIM_SAME_SINCE_1_4)
+SIM_EMPTY_TABLE(zetGetMetricQueryPoolProcAddrTable, zet_metric_query_pool_dditable_t, SIM_SAME_SINCE_1_4)
+SIM_EMPTY_TABLE(zetGetMetricQueryProcAddrTable, zet_metric_query_dditable_t, SIM_SAME_SINCE_1_4)
+SIM_EMPTY_TABLE(zetGetTracerExpProcAddrTable, zet_tracer_exp_dditable_t, SIM_SAME_SINCE_1_4)
+SIM_EMPTY_TABLE(zetGetDebugProcAddrTable, zet_debug_dditable_t, 11)
 
 /* Sysman (zes): no management interfaces. */
-SIM_EMPTY_TABLE(zesGetDriverProcAddrTable, zes_driver_dditable_t)
-SIM_EMPTY_TABLE(zesGetDeviceProcAddrTable, zes_device_dditable_t)
-SIM_EMPTY_TABLE(zesGetSchedulerProcAddrTable, zes_scheduler_dditable_t)
-SIM_EMPTY_TABLE(zesGetPerformanceFactorProcAddrTable, zes_performance_factor_dditable_t)
-SIM_EMPTY_TABLE(zesGetPowerProcAddrTable, zes_power_dditable_t)
-SIM_EMPTY_TABLE(zesGetFrequencyProcAddrTable, zes_frequency_dditable_t)
-SIM_EMPTY_TABLE(zesGetEngineProcAddrTable, zes_engine_dditable_t)
-SIM_EMPTY_TABLE(zesGetStandbyProcAddrTable, zes_standby_dditable_t)
-SIM_EMPTY_TABLE(zesGetFirmwareProcAddrTable, zes_firmware_dditable_t)
-SIM_EMPTY_TABLE(zesGetMemoryProcAddrTable, zes_memory_dditable_t)
-SIM_EMPTY_TABLE(zesGetFabricPortProcAddrTable, zes_fabric_port_dditable_t)
-SIM_EMPTY_TABLE(zesGetTemperatureProcAddrTable, zes_temperature_dditable_t)
-SIM_EMPTY_TABLE(zesGetPsuProcAddrTable, zes_psu_dditable_t)
-SIM_EMPTY_TABLE(zesGetFanProcAddrTable, zes_fan_dditable_t)
-SIM_EMPTY_TABLE(zesGetLedProcAddrTable, zes_led_dditable_t)
-SIM_EMPTY_TABLE(zesGetRasProcAddrTable, zes_ras_dditable_t)
-SIM_EMPTY_TABLE(zesGetDiagnosticsProcAddrTable, zes_diagnostics_dditable_t)
+SIM_EMPTY_TABLE(zesGetDriverProcAddrTable, zes_driver_dditable_t, 2)
+SIM_EMPTY_TABLE(zesGetDeviceProcAddrTable, zes_device_dditable_t, 29)
+SIM_EMPTY_TABLE(zesGetSchedulerProcAddrTable, zes_scheduler_dditable_t, SIM_SAME_SINCE_1_4)
+SIM_EMPTY_TABLE(zesGetPerformanceFactorProcAddrTable, zes_performance_factor_dditable_t, SIM_SAME_SINCE_1_4)
+SIM_EMPTY_TABLE(zesGetPowerProcAddrTable, zes_power_dditable_t, SIM_SAME_SINCE_1_4)
+SIM_EMPTY_TABLE(zesGetFrequencyProcAddrTable, zes_frequency_dditable_t, SIM_SAME_SINCE_1_4)
+SIM_EMPTY_TABLE(zesGetEngineProcAddrTable, zes_engine_dditable_t, 2)
+SIM_EMPTY_TABLE(zesGetStandbyProcAddrTable, zes_standby_dditable_t, SIM_SAME_SINCE_1_4)
+SIM_EMPTY_TABLE(zesGetFirmwareProcAddrTable, zes_firmware_dditable_t, 2)
+SIM_EMPTY_TABLE(zesGetMemoryProcAddrTable, zes_memory_dditable_t, SIM_SAME_SINCE_1_4)
+SIM_EMPTY_TABLE(zesGetFabricPortProcAddrTable, zes_fabric_port_dditable_t, 6)
+SIM_EMPTY_TABLE(zesGetTemperatureProcAddrTable, zes_temperature_dditable_t, SIM_SAME_SINCE_1_4)
+SIM_EMPTY_TABLE(zesGetPsuProcAddrTable, zes_psu_dditable_t, SIM_SAME_SINCE_1_4)
+SIM_EMPTY_TABLE(zesGetFanProcAddrTable, zes_fan_dditable_t, SIM_SAME_SINCE_1_4)
+SIM_EMPTY_TABLE(zesGetLedProcAddrTable, zes_led_dditable_t, SIM_SAME_SINCE_1_4)
+SIM_EMPTY_TABLE(zesGetRasProcAddrTable, zes_ras_dditable_t, SIM_SAME_SINCE_1_4)
+SIM_EMPTY_TABLE(zesGetDiagnosticsProcAddrTable, zes_diagnostics_dditable_t, SIM_SAME_SINCE_1_4)
