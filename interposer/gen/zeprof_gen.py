@@ -5,7 +5,8 @@ Usage: zeprof_gen.py --include-dir DIR --compat FILE [--hooks FILE] --outdir DIR
 
 Writes, in --outdir: zeprof_api.h, zeprof_real.c, zeprof_tables.h, tables.c,
 wrappers_{ze,zet,zes,zel}.c, zeprof_{ze,zet,zes,zel}.h (LTTng-UST providers),
-probes_{ze,zet,zes,zel}.c and zeprof_shim.map (the version script).
+probes_{ze,zet,zes,zel}.c, zeprof_shim.map (the version script) and, with --hooks,
+timing_derived.c (the profiling hooks of appends found in the headers: classify.py).
 """
 
 import argparse
@@ -14,6 +15,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import classify  # noqa: E402
 import emit_api  # noqa: E402
 import emit_providers  # noqa: E402
 import emit_wrappers  # noqa: E402
@@ -63,6 +65,9 @@ def main():
                              [('compat', opts.compat)])
     compat_names = {fn.name for fn in model.functions if fn.header == 'compat'}
     hooks = read_hooks(opts.hooks)
+    derived = classify.derived_appends(model, hooks) if opts.hooks else []
+    for fn in derived:
+        hooks[fn.name] = 'pre post'
     out = opts.outdir
 
     write_file(os.path.join(out, 'zeprof_api.h'),
@@ -77,6 +82,8 @@ def main():
         write_file(os.path.join(out, f'zeprof_{fam}.h'),
                          emit_providers.emit_provider_header(model, fam))
         write_file(os.path.join(out, f'probes_{fam}.c'), emit_providers.emit_probe_c(fam))
+    if opts.hooks:
+        write_file(os.path.join(out, 'timing_derived.c'), classify.emit_derived_hooks(derived))
     return 0
 
 

@@ -246,6 +246,24 @@ void zeprof_hook_post_zeCommandListAppendSignalEvent(
         append_post(args->hCommandList, &args->hEvent, &info, NULL, ctx, result);
 }
 
+/* Appends found in the headers without hand-written hooks (interposer/gen/classify.py): what was
+ * appended is only known by the function's name. */
+void timing_append_pre_generic(ze_command_list_handle_t list, ze_event_handle_t *signal,
+                               struct zeprof_hook_ctx *ctx)
+{
+    append_pre(list, signal, ctx);
+}
+
+void timing_append_post_generic(ze_command_list_handle_t list, ze_event_handle_t *signal,
+                                const char *function, struct zeprof_hook_ctx *ctx,
+                                ze_result_t result)
+{
+    if (!ctx->data)
+        return;
+    const struct append_info info = {"append", function, 0, 0};
+    append_post(list, signal, &info, NULL, ctx, result);
+}
+
 /* ---------------------------------------------------------------- regular lists ----------- */
 
 void zeprof_hook_pre_zeCommandListClose(struct zeprof_args_zeCommandListClose *args,

@@ -257,6 +257,15 @@ void timing_anchor_refresh(bool force);
 
 /* True when device timing is on (ZEPROF_PROFILE unset or not "0") and the engine is usable. */
 bool timing_enabled(void);
+
+/* timing_append.c: the profiling hooks of appends that hooks.list does not name, called by the
+ * generated timing_derived.c (interposer/gen/classify.py); `function` names what was appended. */
+struct zeprof_hook_ctx;
+void timing_append_pre_generic(ze_command_list_handle_t list, ze_event_handle_t *signal,
+                               struct zeprof_hook_ctx *ctx);
+void timing_append_post_generic(ze_command_list_handle_t list, ze_event_handle_t *signal,
+                                const char *function, struct zeprof_hook_ctx *ctx,
+                                ze_result_t result);
 uint64_t timing_next_call_id(void);
 
 #endif /* ZEPROF_TIMING_INTERNAL_H */
