@@ -23,6 +23,19 @@ NOT_PROFILED = {
 }
 
 
+# Hooks of functions newer than the oldest headers zeprof builds against (spec 1.4): hooked when
+# the headers declare them; the engine compiles these hooks under the same header version.
+NEWER_HOOKS = {
+    'zeCommandListImmediateAppendCommandListsExp': 'pre post',  # spec 1.9
+}
+
+
+def newer_hooks(model):
+    """{name: 'pre post'} of NEWER_HOOKS that the headers declare."""
+    names = {fn.name for fn in model.functions}
+    return {name: when for name, when in NEWER_HOOKS.items() if name in names}
+
+
 def is_append(fn):
     """True when fn has a command list and a signal event, and returns ze_result_t."""
     types = {p.name: p.ctype for p in fn.params}

@@ -65,6 +65,9 @@ def main():
                              [('compat', opts.compat)])
     compat_names = {fn.name for fn in model.functions if fn.header == 'compat'}
     hooks = read_hooks(opts.hooks)
+    if opts.hooks:
+        for name, when in classify.newer_hooks(model).items():
+            hooks.setdefault(name, when)
     derived = classify.derived_appends(model, hooks) if opts.hooks else []
     for fn in derived:
         hooks[fn.name] = 'pre post'

@@ -312,3 +312,42 @@ void zeprof_hook_post_zeCommandQueueExecuteCommandLists(
     }
     pthread_rwlock_unlock(&timing_registry_lock);
 }
+
+#if defined(ZE_API_VERSION_CURRENT_M) && ZE_API_VERSION_CURRENT_M >= ZE_MAKE_VERSION(1, 9)
+/* zeCommandListImmediateAppendCommandListsExp (spec 1.9, hooked when the headers declare it:
+ * interposer/gen/classify.py): regular lists executed on an immediate list. Each is one
+ * execution, claimed in the prologue exactly as by zeCommandQueueExecuteCommandLists; the
+ * immediate list stands for the queue in the timings. */
+void zeprof_hook_pre_zeCommandListImmediateAppendCommandListsExp(
+    struct zeprof_args_zeCommandListImmediateAppendCommandListsExp *args,
+    struct zeprof_hook_ctx *ctx)
+{
+    (void)ctx;
+    if (!timing_enabled() || !args->phCommandLists)
+        return;
+    ze_command_queue_handle_t on = (ze_command_queue_handle_t)(void *)args->hCommandListImmediate;
+    for (uint32_t i = 0; i < args->numCommandLists; i++) {
+        pthread_rwlock_rdlock(&timing_registry_lock);
+        struct timing_list *list = timing_registry_list(args->phCommandLists[i]);
+        pthread_rwlock_unlock(&timing_registry_lock);
+        if (list && !list->immediate)
+            timing_claim_execution(list, on);
+    }
+}
+
+void zeprof_hook_post_zeCommandListImmediateAppendCommandListsExp(
+    struct zeprof_args_zeCommandListImmediateAppendCommandListsExp *args,
+    struct zeprof_hook_ctx *ctx, ze_result_t result)
+{
+    (void)ctx;
+    if (!timing_enabled() || !args->phCommandLists)
+        return;
+    pthread_rwlock_rdlock(&timing_registry_lock);
+    for (uint32_t i = 0; i < args->numCommandLists; i++) {
+        struct timing_list *list = timing_registry_list(args->phCommandLists[i]);
+        if (list && !list->immediate)
+            timing_finish_claim(list, result == ZE_RESULT_SUCCESS);
+    }
+    pthread_rwlock_unlock(&timing_registry_lock);
+}
+#endif

@@ -325,6 +325,10 @@ ze_result_t sim_queue_open(struct sim_context *context, struct sim_device *devic
 void sim_queue_close(struct sim_queue *queue);
 /* Appends to the queue's FIFO (takes sim_lock). Returns the submission's sequence number. */
 uint64_t sim_queue_submit(struct sim_queue *queue, struct sim_submission *submission);
+/* Executes closed regular lists on a queue (checks them first): zeCommandQueueExecuteCommandLists
+ * on an application queue, zeCommandListImmediateAppendCommandListsExp on an immediate list's. */
+ze_result_t sim_queue_execute(struct sim_queue *queue, uint32_t count,
+                              ze_command_list_handle_t *lists, struct sim_fence *fence);
 /* Wait until `sequence` completed; sim_lock held. */
 bool sim_queue_wait_locked(struct sim_queue *queue, uint64_t sequence, uint64_t deadline);
 void *sim_engine_run(void *queue);

@@ -156,6 +156,12 @@ ze_result_t sim_list_create_immediate(ze_context_handle_t context, ze_device_han
 ze_result_t sim_list_destroy(ze_command_list_handle_t handle);
 ze_result_t sim_list_close(ze_command_list_handle_t handle);
 ze_result_t sim_list_reset(ze_command_list_handle_t handle);
+#if SIM_HEADERS_AT_LEAST(1, 9)
+ze_result_t sim_list_immediate_append_command_lists(ze_command_list_handle_t handle, uint32_t count,
+                                                    ze_command_list_handle_t *lists,
+                                                    ze_event_handle_t signal, uint32_t wait_count,
+                                                    ze_event_handle_t *waits);
+#endif
 #if SIM_HEADERS_AT_LEAST(1, 6)
 ze_result_t sim_list_host_synchronize(ze_command_list_handle_t handle, uint64_t timeout);
 #endif

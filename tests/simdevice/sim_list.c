@@ -608,3 +608,29 @@ ze_result_t sim_list_append_write_global_timestamp(ze_command_list_handle_t hand
         cmd->u.timestamp.dst = dst;
     return commit(handle, cmd);
 }
+
+#if SIM_HEADERS_AT_LEAST(1, 9)
+/* zeCommandListImmediateAppendCommandListsExp (spec 1.9): executes closed regular lists on an
+ * immediate list, in its order: the waits first, then the lists' commands, then the signal. */
+ze_result_t sim_list_immediate_append_command_lists(ze_command_list_handle_t handle, uint32_t count,
+                                                    ze_command_list_handle_t *lists,
+                                                    ze_event_handle_t signal, uint32_t wait_count,
+                                                    ze_event_handle_t *waits)
+{
+    ze_result_t status = check_append(handle, signal, wait_count, waits);
+    if (status != ZE_RESULT_SUCCESS)
+        return status;
+    struct sim_list *list = (struct sim_list *)handle;
+    if (!list->immediate)
+        return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    if (wait_count > 0) {
+        status = sim_list_append_wait_on_events(handle, wait_count, waits);
+        if (status != ZE_RESULT_SUCCESS)
+            return status;
+    }
+    status = sim_queue_execute(list->queue, count, lists, NULL);
+    if (status == ZE_RESULT_SUCCESS && signal)
+        status = sim_list_append_signal_event(handle, signal);
+    return status;
+}
+#endif

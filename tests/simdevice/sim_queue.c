@@ -116,15 +116,22 @@ ze_result_t sim_queue_execute_command_lists(ze_command_queue_handle_t handle, ui
     ze_result_t status = sim_handle_check(handle, SIM_KIND_QUEUE);
     if (status != ZE_RESULT_SUCCESS)
         return status;
-    if (!lists)
-        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    if (count == 0)
-        return ZE_RESULT_ERROR_INVALID_SIZE;
     if (fence && !sim_handle_is(fence, SIM_KIND_FENCE))
         return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     struct sim_queue *queue = (struct sim_queue *)handle;
     if (fence && ((struct sim_fence *)fence)->queue != queue)
         return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    return sim_queue_execute(queue, count, lists, (struct sim_fence *)fence);
+}
+
+ze_result_t sim_queue_execute(struct sim_queue *queue, uint32_t count,
+                              ze_command_list_handle_t *lists, struct sim_fence *fence)
+{
+    ze_result_t status = ZE_RESULT_SUCCESS;
+    if (!lists)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (count == 0)
+        return ZE_RESULT_ERROR_INVALID_SIZE;
     for (uint32_t i = 0; i < count; i++) {
         status = sim_handle_check(lists[i], SIM_KIND_LIST);
         if (status != ZE_RESULT_SUCCESS)
@@ -149,7 +156,7 @@ ze_result_t sim_queue_execute_command_lists(ze_command_queue_handle_t handle, ui
         copies[i] = (struct sim_list *)lists[i];
     submission->lists = copies;
     submission->list_count = count;
-    submission->fence = (struct sim_fence *)fence;
+    submission->fence = fence;
 
     pthread_mutex_lock(&sim_lock);
     for (uint32_t i = 0; i < count; i++)

@@ -183,6 +183,22 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetCommandListProcAddrTable(ze_api_version
     return ZE_RESULT_SUCCESS;
 }
 
+#if SIM_HEADERS_AT_LEAST(1, 9)
+/* Spec 1.9: a table of its own, which a 1.4 loader never asks for. */
+ZE_DLLEXPORT ze_result_t ZE_APICALL
+zeGetCommandListExpProcAddrTable(ze_api_version_t version, ze_command_list_exp_dditable_t *table)
+{
+    ze_result_t status = check_request(version, table);
+    if (status != ZE_RESULT_SUCCESS)
+        return status;
+    if (version < ZE_API_VERSION_1_9)
+        return ZE_RESULT_ERROR_UNSUPPORTED_VERSION;
+    memset(table, 0, sizeof(*table));
+    table->pfnImmediateAppendCommandListsExp = sim_list_immediate_append_command_lists;
+    return ZE_RESULT_SUCCESS;
+}
+#endif
+
 ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetFenceProcAddrTable(ze_api_version_t version,
                                                             ze_fence_dditable_t *table)
 {
