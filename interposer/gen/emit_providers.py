@@ -1,13 +1,16 @@
 """Emit the LTTng-UST providers zeprof_ze, zeprof_zet, zeprof_zes and zeprof_zel.
 
-For every function F of a family: `F_entry(args)`, `F_exit(args, result)` and, when F has
-something to decode, `F_desc(args, d0, d1, ...)`. Every tracepoint takes a pointer to the
+For every function F of a family, by its shape (shapes.py): `F_entry(args)` and
+`F_exit(args, result)` for a call that can block, `F_call(result, start)` and
+`F_call_full(args, result, start)` for a call recorded as one event; and, when F has something to
+decode, `F_desc(args, d0, d1, ...)`. Every tracepoint takes a pointer to the
 wrapper's `struct zeprof_args_F` instead of the parameters themselves: LTTng-UST allows at most ten
 tracepoint arguments, and fields are then only computed when the event is enabled.
 The probe source of each provider is a two-line .c that instantiates the header.
 """
 
 import fields
+import shapes
 from emit_api import HEADER_BANNER
 
 
@@ -22,7 +25,7 @@ def emit_provider_header(model, fam):
     provider = f'zeprof_{fam}'
     guard = f'ZEPROF_{fam.upper()}_PROVIDER_H'
     out = [HEADER_BANNER,
-           f'/* LTTng-UST provider {provider}: entry, exit and descriptor events (docs/tracepoints.md). */',
+           f'/* LTTng-UST provider {provider}: call, entry, exit and descriptor events (docs/tracepoints.md). */',
            '#undef LTTNG_UST_TRACEPOINT_PROVIDER',
            f'#define LTTNG_UST_TRACEPOINT_PROVIDER {provider}',
            '#undef LTTNG_UST_TRACEPOINT_INCLUDE',
@@ -34,9 +37,17 @@ def emit_provider_header(model, fam):
         if fields.family(fn.name) != fam:
             continue
         args = f'const struct zeprof_args_{fn.name} *, zp_args'
-        out.append(_event(provider, f'{fn.name}_entry', args, fields.entry_fields(model, fn)))
-        exit_args = args + ', uint32_t, zp_result'
-        out.append(_event(provider, f'{fn.name}_exit', exit_args, fields.exit_fields(model, fn)))
+        if shapes.is_one_event(fn.name):
+            out.append(_event(provider, f'{fn.name}_call', 'uint32_t, zp_result, uint64_t, zp_start',
+                              fields.call_fields(model, fn)))
+            out.append(_event(provider, f'{fn.name}_call_full',
+                              args + ', uint32_t, zp_result, uint64_t, zp_start',
+                              fields.call_full_fields(model, fn)))
+        else:
+            out.append(_event(provider, f'{fn.name}_entry', args, fields.entry_fields(model, fn)))
+            exit_args = args + ', uint32_t, zp_result'
+            out.append(_event(provider, f'{fn.name}_exit', exit_args,
+                              fields.exit_fields(model, fn)))
         desc = fields.desc_fields(model, fn)
         if desc:
             structs = fields.desc_structs(model, fn)
