@@ -1,6 +1,6 @@
 /*
  * model: tolerant reconstruction of what happened, from events in time order per host
- * (DESIGN.md "Tolerant reconstruction").
+ * (docs/design.md "Tolerant reconstruction").
  *
  * - API calls come in two shapes (docs/tracepoints.md). Calls that can block have an entry and
  *   an exit, paired per (host, pid, tid) with a stack. An exit whose entry is not on the stack is
