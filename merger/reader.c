@@ -281,10 +281,15 @@ static int handle_event(struct reader *reader, const bt_message *message)
     const bt_clock_snapshot *snapshot =
         bt_message_event_borrow_default_clock_snapshot_const(message);
     bt_clock_snapshot_get_ns_from_origin(snapshot, &ns);
+    struct zm_event decoded = {.kind = info->kind, .ns = ns, .function = info->function};
+    if (info->kind == ZM_EVENT_API_CALL) {
+        const bt_field *payload = bt_event_borrow_payload_field_const(event);
+        decoded.result = (uint32_t)integer_member(payload, info, M_RESULT);
+        decoded.start_ns = call_start_ns(snapshot, ns, integer_member(payload, info, M_CALL_START));
+    }
     if (reader->dump)
         zm_dump_event(reader->dump, reader->model->hosts[reader->model->current_host].hostname, ns,
-                      event);
-    struct zm_event decoded = {.kind = info->kind, .ns = ns, .function = info->function};
+                      event, info->kind == ZM_EVENT_API_CALL ? &decoded.start_ns : NULL);
     if (info->kind == ZM_EVENT_UNKNOWN)
         return zm_model_event(reader->model, &decoded);
     const bt_field *context = bt_event_borrow_common_context_field_const(event);
@@ -294,11 +299,8 @@ static int handle_event(struct reader *reader, const bt_message *message)
         /* The list a zeCommandListDestroy/Reset is about: its appends can be forgotten. */
         decoded.list =
             integer_member(bt_event_borrow_payload_field_const(event), info, M_COMMAND_LIST);
-    } else if (info->kind == ZM_EVENT_API_CALL) {
-        const bt_field *payload = bt_event_borrow_payload_field_const(event);
-        decoded.result = (uint32_t)integer_member(payload, info, M_RESULT);
-        decoded.start_ns = call_start_ns(snapshot, ns, integer_member(payload, info, M_CALL_START));
-    } else if (info->kind != ZM_EVENT_API_ENTRY && info->kind != ZM_EVENT_API_DESC) {
+    } else if (info->kind != ZM_EVENT_API_ENTRY && info->kind != ZM_EVENT_API_DESC &&
+               info->kind != ZM_EVENT_API_CALL) {
         const bt_field *payload = bt_event_borrow_payload_field_const(event);
         decoded.result = (uint32_t)integer_member(payload, info, M_RESULT);
         if (info->kind == ZM_EVENT_FRAME) {
