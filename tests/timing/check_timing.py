@@ -102,7 +102,8 @@ def parse_trace(trace_dir):
 
 
 def read_report(path):
-    expected = {'timings': None, 'lost': 0, 'executions': None, 'marker': 0, 'app_ts': []}
+    expected = {'timings': None, 'lost': 0, 'lost_max': None, 'executions': None, 'marker': 0,
+                'app_ts': []}
     with open(path) as report:
         for line in report:
             words = line.split()
@@ -218,11 +219,19 @@ def check(opts, events, expected, truth, errors):
     if expected['timings'] is not None and len(timings) != expected['timings']:
         errors.append(f'device_timing records: got {len(timings)}, expected {expected["timings"]}')
     lost = [f for _, f in timings.values() if f['status'] != 0]
-    if len(lost) != expected['lost']:
+    if expected['lost_max'] is not None:
+        if len(lost) > expected['lost_max']:
+            errors.append(f'lost timings: got {len(lost)}, expected at most '
+                          f'{expected["lost_max"]}')
+    elif len(lost) != expected['lost']:
         errors.append(f'lost timings: got {len(lost)}, expected {expected["lost"]}')
-    for call_id, execution in timings:
+    for (call_id, execution), (_, f) in timings.items():
         if call_id not in appends:
             errors.append(f'device_timing call_id={call_id} has no append')
+        elif f.get('vpid') != appends[call_id].get('vpid'):
+            # A forked child must never report (drain) its parent's appends.
+            errors.append(f'device_timing call_id={call_id} execution={execution} from pid '
+                          f'{f.get("vpid")}, its append from pid {appends[call_id].get("vpid")}')
     timed = {call_id for call_id, _ in timings}
     for call_id, append in appends.items():
         if call_id not in timed:
