@@ -279,8 +279,9 @@ static void *append_forever(void *arg)
     uint64_t *count = calloc(1, sizeof *count);
     APP_CHECK(count != NULL);
     while (!fork_stop) {
-        /* Creation and destruction take the engine's locks for writing. */
-        ze_command_list_handle_t extra = app_list(app, 0, false);
+        /* Creation and destruction take the engine's locks for writing (destroying an
+         * immediate list waits for its work, so its append is measured). */
+        ze_command_list_handle_t extra = app_immediate(app, 0, false);
         spin(extra, app, NULL);
         APP_OK(zeCommandListDestroy(extra));
         spin(list, app, event);
