@@ -259,6 +259,22 @@ void zeprof_hook_post_zeCommandListAppendSignalEvent(
 
 /* ---------------------------------------------------------------- regular lists ----------- */
 
+void zeprof_hook_post_zeCommandListClose(struct zeprof_args_zeCommandListClose *args,
+                                         struct zeprof_hook_ctx *ctx, ze_result_t result)
+{
+    (void)ctx;
+    if (!timing_enabled() || result != ZE_RESULT_SUCCESS)
+        return;
+    pthread_rwlock_rdlock(&timing_registry_lock);
+    struct timing_list *list = timing_registry_list(args->hCommandList);
+    if (list && !list->immediate) {
+        pthread_mutex_lock(&list->mutex);
+        timing_runs_prepare_locked(list);
+        pthread_mutex_unlock(&list->mutex);
+    }
+    pthread_rwlock_unlock(&timing_registry_lock);
+}
+
 /* Each profiled regular list gets the tracer's list right after it in the same submission
  * (timing_runs.c); nothing here waits. The application's array is handed back before the exit
  * event records the arguments. */

@@ -131,7 +131,9 @@ struct timing_list {
     struct timing_chunk *newest_chunk; /* Owned; older chunks are owned by their live slots */
     /* Regular lists (timing_runs.c): one run per execution. */
     uint64_t executions;     /* executions claimed so far (the last one's number) */
-    struct timing_run *runs; /* Owned: in flight, or free for reuse */
+    struct timing_run *runs;      /* Owned: in flight, oldest claim first */
+    struct timing_run *runs_tail; /* Weak: the newest claim */
+    struct timing_run *free_runs; /* Owned: ready for reuse */
     uint64_t layout;         /* bumped whenever the armed slots change: harvests are rebuilt */
     /* The injected events may hold a signal that no harvest reset (a host-read, lost or untracked
      * execution): reset them on the host once no execution is in flight. */
@@ -279,6 +281,9 @@ void timing_execute_end(struct timing_execute *execute, bool submitted, uint32_t
 /* Under list->mutex: read the runs whose done marker is signalled. final: wait up to wait_ns for
  * the rest, report what stays unread as lost. */
 void timing_runs_drain_locked(struct timing_list *list, bool final, uint64_t wait_ns);
+/* Under list->mutex: build the harvest for the next execution ahead of time (list close), so that
+ * the execute itself only claims. */
+void timing_runs_prepare_locked(struct timing_list *list);
 /* Under list->mutex: regular list reset (keep: runs are reused) or destroy (free everything). */
 void timing_runs_release_locked(struct timing_list *list, bool destroy);
 /* Under list->mutex: the app's timestamp event of a regular-list slot is about to change. */

@@ -135,7 +135,19 @@ static void finish_run_locked(struct timing_list *list, struct timing_run *run)
             timing_runs_resolve_app_slot_locked(list, slot);
     }
     zeprof_real.zeEventHostReset(run->done->event);
+}
+
+/* Moves the run at *link (in flight) to the free stack. */
+static void retire_run_locked(struct timing_list *list, struct timing_run **link,
+                              struct timing_run *previous)
+{
+    struct timing_run *run = *link;
+    *link = run->next;
+    if (list->runs_tail == run)
+        list->runs_tail = previous;
     run->state = RUN_FREE;
+    run->next = list->free_runs;
+    list->free_runs = run;
 }
 
 static uint64_t monotonic_ns(void)
@@ -145,47 +157,63 @@ static uint64_t monotonic_ns(void)
     return (uint64_t)now.tv_sec * UINT64_C(1000000000) + (uint64_t)now.tv_nsec;
 }
 
+/* Reads runs whose done marker is signalled, oldest first; max: how many to look at, stopping at
+ * the first still in flight (a claim's O(1) look), or all of them (drain anchors). */
+static void poll_runs_locked(struct timing_list *list, unsigned max, bool stop_at_busy)
+{
+    struct timing_run **link = &list->runs;
+    struct timing_run *previous = NULL;
+    for (unsigned looked = 0; *link && looked < max; looked++) {
+        struct timing_run *run = *link;
+        if (run->state == RUN_SUBMITTED && run->tracked && !run->abandoned &&
+            zeprof_real.zeEventQueryStatus(run->done->event) == ZE_RESULT_SUCCESS) {
+            finish_run_locked(list, run);
+            retire_run_locked(list, link, previous);
+            continue;
+        }
+        if (stop_at_busy)
+            return;
+        previous = run;
+        link = &run->next;
+    }
+}
+
 void timing_runs_drain_locked(struct timing_list *list, bool final, uint64_t wait_ns)
 {
-    uint64_t deadline = final && wait_ns ? monotonic_ns() + wait_ns : 0;
-
-    for (struct timing_run *run = list->runs; run; run = run->next) {
-        if (run->state == RUN_FREE || run->abandoned)
-            continue;
-        if (run->state == RUN_SUBMITTED && run->tracked) {
-            ze_result_t status = zeprof_real.zeEventQueryStatus(run->done->event);
-            if (status != ZE_RESULT_SUCCESS && deadline) {
-                uint64_t now = monotonic_ns();
-                if (now < deadline)
-                    status = zeprof_real.zeEventHostSynchronize(run->done->event, deadline - now);
-            }
-            if (status == ZE_RESULT_SUCCESS) {
+    poll_runs_locked(list, UINT32_MAX, false);
+    if (!final)
+        return;
+    uint64_t deadline = wait_ns ? monotonic_ns() + wait_ns : 0;
+    struct timing_run **link = &list->runs;
+    struct timing_run *previous = NULL;
+    while (*link) {
+        struct timing_run *run = *link;
+        if (run->state == RUN_SUBMITTED && run->tracked && !run->abandoned && deadline) {
+            uint64_t now = monotonic_ns();
+            if (now < deadline &&
+                zeprof_real.zeEventHostSynchronize(run->done->event, deadline - now) ==
+                    ZE_RESULT_SUCCESS) {
                 finish_run_locked(list, run);
+                retire_run_locked(list, link, previous);
                 continue;
             }
         }
-        if (final) {
+        if (!run->abandoned) {
             /* Still in flight (or another thread's claim, an application error at reset or
              * destroy): report it lost and leave its tracer list alone for good. */
             emit_run_lost(list, run);
             run->abandoned = true;
         }
+        previous = run;
+        link = &run->next;
     }
-    if (final) {
-        for (struct timing_slot *slot = list->head; slot; slot = slot->next)
-            timing_runs_resolve_app_slot_locked(list, slot);
-    }
+    for (struct timing_slot *slot = list->head; slot; slot = slot->next)
+        timing_runs_resolve_app_slot_locked(list, slot);
 }
 
 bool timing_runs_quiet_locked(const struct timing_list *list)
 {
-    if (list->untracked)
-        return false;
-    for (const struct timing_run *run = list->runs; run; run = run->next) {
-        if (run->state != RUN_FREE)
-            return false;
-    }
-    return true;
+    return !list->untracked && list->runs == NULL;
 }
 
 static void run_free(struct timing_list *list, struct timing_run *run)
@@ -204,21 +232,16 @@ static void run_free(struct timing_list *list, struct timing_run *run)
 
 void timing_runs_release_locked(struct timing_list *list, bool destroy)
 {
-    struct timing_run **link = &list->runs;
-    while (*link) {
-        struct timing_run *run = *link;
-        if (run->abandoned || run->state != RUN_FREE) {
-            /* It may still run on the device: its lists, buffer and event are left alone
-             * (a leak bounded by the application's errors). */
-            *link = run->next;
-            continue;
-        }
-        if (destroy) {
-            *link = run->next;
+    /* What is still in flight after the final drain may still run on the device: its lists,
+     * buffer and event are left alone for good (a leak bounded by the application's errors). */
+    list->runs = NULL;
+    list->runs_tail = NULL;
+    if (destroy) {
+        while (list->free_runs) {
+            struct timing_run *run = list->free_runs;
+            list->free_runs = run->next;
             run_free(list, run);
-            continue;
         }
-        link = &run->next;
     }
     /* The application reset or destroyed the list: none of its executions is in flight. */
     list->untracked = false;
@@ -357,17 +380,30 @@ static void reset_events_locked(struct timing_list *list)
     list->dirty = !all;
 }
 
-static struct timing_run *take_run_locked(struct timing_list *list)
+/* A free run (the free stack's top, or a new one), still on the free stack. */
+static struct timing_run *free_run_locked(struct timing_list *list)
 {
-    for (struct timing_run *run = list->runs; run; run = run->next) {
-        if (run->state == RUN_FREE && !run->abandoned)
-            return run;
-    }
+    if (list->free_runs)
+        return list->free_runs;
     struct timing_run *run = calloc(1, sizeof *run);
-    if (!run)
-        return NULL;
-    run->next = list->runs;
-    list->runs = run;
+    if (run) {
+        run->next = NULL;
+        list->free_runs = run;
+    }
+    return run;
+}
+
+/* The free stack's top becomes the newest run in flight. */
+static struct timing_run *enqueue_run_locked(struct timing_list *list)
+{
+    struct timing_run *run = list->free_runs;
+    list->free_runs = run->next;
+    run->next = NULL;
+    if (list->runs_tail)
+        list->runs_tail->next = run;
+    else
+        list->runs = run;
+    list->runs_tail = run;
     return run;
 }
 
@@ -414,14 +450,11 @@ static struct timing_run *claim_locked(struct timing_list *list, ze_command_queu
     *tracer = NULL;
     if (!has_armed_slot(list))
         return NULL;
-    timing_runs_drain_locked(list, false, 0);
+    poll_runs_locked(list, 2, true);
 
-    bool in_flight = false;
+    bool in_flight = list->runs != NULL;
     bool concurrent = false;
     for (struct timing_run *run = list->runs; run; run = run->next) {
-        if (run->state == RUN_FREE)
-            continue;
-        in_flight = true;
         /* Earlier on the same queue (submitted, or earlier in this very call): it ends before
          * this execution starts. */
         bool before = run->queue == queue && !run->abandoned &&
@@ -433,19 +466,19 @@ static struct timing_run *claim_locked(struct timing_list *list, ze_command_queu
     }
     if (concurrent) {
         for (struct timing_run *run = list->runs; run; run = run->next)
-            run->lost |= run->state != RUN_FREE;
+            run->lost = true;
         list->dirty = true;
     }
     if (list->dirty && !in_flight && !list->untracked)
         reset_events_locked(list);
     bool clean = !list->dirty && !list->untracked;
 
-    struct timing_run *run = take_run_locked(list);
-    if (!run) {
+    if (!free_run_locked(list)) {
         list->untracked = true;
         list->dirty = true;
         return NULL;
     }
+    struct timing_run *run = enqueue_run_locked(list);
     run->execution = ++list->executions;
     run->queue = queue;
     run->claimer = self;
@@ -477,9 +510,19 @@ static void untrack_locked(struct timing_list *list)
     if (!has_armed_slot(list))
         return;
     for (struct timing_run *run = list->runs; run; run = run->next)
-        run->lost |= run->state != RUN_FREE;
+        run->lost = true;
     list->untracked = true;
     list->dirty = true;
+}
+
+void timing_runs_prepare_locked(struct timing_list *list)
+{
+    if (list->immediate || list->no_harvest || !has_armed_slot(list))
+        return;
+    /* The next claim takes the free stack's top: get that one ready. */
+    struct timing_run *run = free_run_locked(list);
+    if (run)
+        harvest_ready(list, run); /* a failure is retried (or given up) at execute */
 }
 
 static struct timing_execute *execute_new(uint32_t count)
@@ -545,13 +588,17 @@ struct timing_execute *timing_execute_begin(ze_command_queue_handle_t queue, uin
     return execute;
 }
 
-static bool run_of(const struct timing_list *list, const struct timing_run *wanted)
+/* The link to wanted in the in-flight FIFO (and its predecessor), or NULL. */
+static struct timing_run **link_of(struct timing_list *list, const struct timing_run *wanted,
+                                   struct timing_run **previous)
 {
-    for (const struct timing_run *run = list->runs; run; run = run->next) {
-        if (run == wanted)
-            return true;
+    *previous = NULL;
+    for (struct timing_run **link = &list->runs; *link; link = &(*link)->next) {
+        if (*link == wanted)
+            return link;
+        *previous = *link;
     }
-    return false;
+    return NULL;
 }
 
 void timing_execute_end(struct timing_execute *execute, bool submitted, uint32_t *count,
@@ -568,15 +615,17 @@ void timing_execute_end(struct timing_execute *execute, bool submitted, uint32_t
             continue;
         struct timing_run *run = execute->claims[i].run;
         pthread_mutex_lock(&list->mutex);
-        if (run_of(list, run) && run->state == RUN_CLAIMED && pthread_equal(run->claimer, self)) {
+        struct timing_run *previous = NULL;
+        struct timing_run **link = link_of(list, run, &previous);
+        if (link && run->state == RUN_CLAIMED && pthread_equal(run->claimer, self)) {
             if (submitted && run->tracked) {
                 run->state = RUN_SUBMITTED;
             } else if (submitted) {
                 emit_run_lost(list, run); /* ran without a done marker */
-                run->state = RUN_FREE;
+                retire_run_locked(list, link, previous);
             } else {
                 /* Never ran: forget the execution (its number, its app-event arming). */
-                run->state = RUN_FREE;
+                retire_run_locked(list, link, previous);
                 if (run->execution == list->executions)
                     list->executions--;
                 for (struct timing_slot *slot = list->head; slot; slot = slot->next) {
