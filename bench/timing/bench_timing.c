@@ -156,6 +156,7 @@ static void print_appends(const uint64_t *costs, size_t n)
            "first_quartile_median_ns=%.1f last_quartile_median_ns=%.1f late_over_early=%.3f\n",
            n, mean(costs, 0, n), early, late, early_median, late_median,
            early > 0 ? late / early : 0);
+    printf("median_ns=%.1f\n", median(costs, 0, n));
 }
 
 /* zeCommandQueueExecuteCommandLists of one closed list, synchronized every 64 (untimed). */

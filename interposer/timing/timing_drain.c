@@ -212,26 +212,18 @@ void timing_resolve_app_event(ze_event_handle_t event)
 void timing_release_slots_locked(struct timing_list *list)
 {
     /* Regular lists: injected events go back only when no execution can still signal them
-     * (nothing in flight or abandoned, nothing untracked); when no signal was left behind either
-     * (the harvests reset them on the device), no host reset is needed. */
-    bool recycle = list->context != NULL;
-    bool needs_reset = true;
-    if (!list->immediate) {
-        recycle = recycle && timing_runs_quiet_locked(list);
-        needs_reset = list->dirty;
-    }
+     * (nothing in flight or abandoned, nothing untracked). They are reset first: the pool hands
+     * out unsignalled events. */
+    bool recycle = list->context != NULL && (list->immediate || timing_runs_quiet_locked(list));
     for (struct timing_slot *slot = list->head; slot; slot = slot->next) {
         timing_clear_app_pending(slot);
         if (!slot->inj)
             continue;
-        if (recycle && (!needs_reset || zeprof_real.zeEventHostReset(slot->inj->event) ==
-                                            ZE_RESULT_SUCCESS))
+        if (recycle && zeprof_real.zeEventHostReset(slot->inj->event) == ZE_RESULT_SUCCESS)
             timing_pool_give_back(list->context, slot->inj);
         slot->inj = NULL; /* else it stays with its pool until the context goes */
     }
     timing_slots_release(list);
-    if (!list->immediate && recycle)
-        list->dirty = false;
 }
 
 /* seconds from now on CLOCK_REALTIME (what the timed locks take). */

@@ -135,10 +135,10 @@ struct timing_list {
     struct timing_run *runs_tail; /* Weak: the newest claim */
     struct timing_run *free_runs; /* Owned: ready for reuse */
     uint64_t layout;         /* bumped whenever the armed slots change: harvests are rebuilt */
-    /* The injected events may hold a signal that no harvest reset (a host-read, lost or untracked
-     * execution): reset them on the host once no execution is in flight. */
-    bool dirty;
-    bool untracked;  /* an execution ran without a done marker: dirty until reset or destroy */
+    /* Injected events of a regular list stay signalled between executions (nothing waits on
+     * them; each signal overwrites the timestamps). untracked: an execution ran without a done
+     * marker, so nothing is known of the events until the list is reset or destroyed. */
+    bool untracked;
     bool no_harvest; /* the queue group refuses timestamp queries (copy-only): read on the host */
     /* Registry iteration (under the registry lock). */
     struct timing_list *prev_in_registry;

@@ -5,28 +5,29 @@
  * in: every execution re-signals the same events. Reading them on the host would need each
  * execution to be over before the next is submitted, which changes the program's schedule (the
  * device idles between back-to-back executions) and can deadlock. Instead, every profiled
- * execution is submitted, in the application's own execute call, together with a tracer list
- * right after the application's list:
+ * execution is submitted, in the application's own execute call, with a tracer list right after
+ * the application's list:
  *
- *   harvest list: zeCommandListAppendQueryKernelTimestamps(injs -> results, waiting on injs);
- *                 barrier; zeCommandListAppendEventReset(each inj); barrier(signal done)
+ *   harvest list: barrier; zeCommandListAppendQueryKernelTimestamps(injs -> results);
+ *                 barrier(signal done)
  *
- * so the device copies this execution's timestamps into the run's own host buffer and resets
- * the events before the next execution on that queue can start (a barrier blocks the commands
- * that follow it). The host reads `results` once `done` is signalled, at any drain anchor. The
- * query is appended once per run record and the record is reused, so its cost does not grow.
+ * The first barrier waits for everything before it on the queue (this execution), the query
+ * copies the events' timestamps into the run's own host buffer, and the barrier that signals
+ * `done` holds back what follows on the queue (the next execution) until the copy is made. The
+ * host reads `results` once `done` is signalled, at any drain anchor. Nothing waits on the
+ * injected events (a signal overwrites their timestamps), so they are never reset between
+ * executions, and the harvest list is three commands whatever the list holds. The query is
+ * appended once per run record, built when the list is closed, and reused.
  *
  * When the device cannot copy (a copy-only queue group refuses the query), the tracer list is a
- * plain barrier signalling `done`, and the host reads the events themselves after `done`, as
- * long as no later execution was claimed meanwhile. Whatever cannot be told apart is reported
- * lost (device_timing status 1), never attributed to the wrong execution:
+ * barrier signalling `done`, and the host reads the events themselves after `done`, unless a
+ * later execution was claimed meanwhile. Whatever cannot be told apart is reported lost
+ * (device_timing status 1), never attributed to the wrong execution:
  * - executions of one list in flight on two queues at once (or claimed by two threads at once):
- *   their events interleave: all of them are lost;
- * - a host-read execution (copy-only) followed by another before it was read: both lost;
- * - once events may hold a signal no harvest reset ("dirty"), executions are lost until none is
- *   in flight; then the host resets the events and the next execution is timed again.
- * A run whose tracer list could not be built or had no done marker is lost too and makes the
- * list "untracked" until its next reset (then nothing can be known of its events).
+ *   they overwrite each other's events: all of those are lost;
+ * - a host-read execution (copy-only) followed by another before it was read: the first is lost;
+ * - an execution that could not get a done marker (no memory, driver refusal) is lost and leaves
+ *   the list "untracked" (lost) until its next reset or destroy.
  *
  * Nothing here waits, except list reset and destroy, which give the tracer's own lists of an
  * execution that the application knows complete a bounded time to finish.
@@ -245,7 +246,6 @@ void timing_runs_release_locked(struct timing_list *list, bool destroy)
     }
     /* The application reset or destroyed the list: none of its executions is in flight. */
     list->untracked = false;
-    list->dirty = false;
     list->layout++;
     list->executions = 0;
 }
@@ -342,16 +342,20 @@ static bool harvest_ready(struct timing_list *list, struct timing_run *run)
     bool ok = false;
     if (!handle)
         goto end;
-    ze_result_t query = zeprof_real.zeCommandListAppendQueryKernelTimestamps(
-        handle, count, events, run->results, NULL, NULL, count, events);
-    if (query != ZE_RESULT_SUCCESS) {
-        /* A copy-only queue group: the host reads this list's events itself from now on. */
-        list->no_harvest = true;
-        goto end;
-    }
+    /* A barrier waits for everything before it on the queue (this execution); the query reads
+     * the events; the barrier that signals done holds back everything after it (the next
+     * execution) until the query has read them. Nothing waits on the events themselves, so a
+     * signal left in them from an earlier execution can neither release nor block anything. */
     ok = zeprof_real.zeCommandListAppendBarrier(handle, NULL, 0, NULL) == ZE_RESULT_SUCCESS;
-    for (uint32_t i = 0; ok && i < count; i++)
-        ok = zeprof_real.zeCommandListAppendEventReset(handle, events[i]) == ZE_RESULT_SUCCESS;
+    if (ok) {
+        ze_result_t query = zeprof_real.zeCommandListAppendQueryKernelTimestamps(
+            handle, count, events, run->results, NULL, NULL, 0, NULL);
+        if (query != ZE_RESULT_SUCCESS) {
+            /* A copy-only queue group: the host reads this list's events itself from now on. */
+            list->no_harvest = true;
+            ok = false;
+        }
+    }
     ok = ok &&
          zeprof_real.zeCommandListAppendBarrier(handle, run->done->event, 0, NULL) ==
              ZE_RESULT_SUCCESS &&
@@ -368,17 +372,6 @@ end:
 }
 
 /* ---------------------------------------------------------------- claiming --------------- */
-
-/* Nothing is in flight: clear whatever signal an unharvested execution left. */
-static void reset_events_locked(struct timing_list *list)
-{
-    bool all = true;
-    for (struct timing_slot *slot = list->head; slot; slot = slot->next) {
-        if (slot_has_inj(slot))
-            all &= zeprof_real.zeEventHostReset(slot->inj->event) == ZE_RESULT_SUCCESS;
-    }
-    list->dirty = !all;
-}
 
 /* A free run (the free stack's top, or a new one), still on the free stack. */
 static struct timing_run *free_run_locked(struct timing_list *list)
@@ -441,6 +434,27 @@ static bool has_armed_slot(const struct timing_list *list)
     return false;
 }
 
+/* The application's lists go through unprofiled but still run: nothing can be known of the
+ * events any more until the list is reset. */
+static void untrack_locked(struct timing_list *list)
+{
+    if (!has_armed_slot(list))
+        return;
+    for (struct timing_run *run = list->runs; run; run = run->next)
+        run->lost = true;
+    list->untracked = true;
+}
+
+void timing_runs_prepare_locked(struct timing_list *list)
+{
+    if (list->immediate || list->no_harvest || !has_armed_slot(list))
+        return;
+    /* The next claim takes the free stack's top: get that one ready. */
+    struct timing_run *run = free_run_locked(list);
+    if (run)
+        harvest_ready(list, run); /* a failure is retried (or given up) at execute */
+}
+
 /* Under the registry lock (read) and list->mutex. Never waits. Returns the run (NULL: the list
  * has nothing profiled, or no memory: then the list is untracked) and the tracer list to submit
  * after the application's (NULL when none could be had: the run is lost and untracked). */
@@ -452,7 +466,6 @@ static struct timing_run *claim_locked(struct timing_list *list, ze_command_queu
         return NULL;
     poll_runs_locked(list, 2, true);
 
-    bool in_flight = list->runs != NULL;
     bool concurrent = false;
     for (struct timing_run *run = list->runs; run; run = run->next) {
         /* Earlier on the same queue (submitted, or earlier in this very call): it ends before
@@ -467,15 +480,11 @@ static struct timing_run *claim_locked(struct timing_list *list, ze_command_queu
     if (concurrent) {
         for (struct timing_run *run = list->runs; run; run = run->next)
             run->lost = true;
-        list->dirty = true;
     }
-    if (list->dirty && !in_flight && !list->untracked)
-        reset_events_locked(list);
-    bool clean = !list->dirty && !list->untracked;
+    bool clean = !concurrent && !list->untracked;
 
     if (!free_run_locked(list)) {
-        list->untracked = true;
-        list->dirty = true;
+        untrack_locked(list);
         return NULL;
     }
     struct timing_run *run = enqueue_run_locked(list);
@@ -490,39 +499,14 @@ static struct timing_run *claim_locked(struct timing_list *list, ze_command_queu
         run->harvest = true;
         *tracer = run->harvest_list;
     } else if (done_list_ready(list, run)) {
-        /* Host-read (copy-only) or lost: its signals stay in the events. */
-        list->dirty = true;
-        *tracer = run->done_list;
+        *tracer = run->done_list; /* host read (copy-only), or lost */
     } else {
         run->lost = true;
         run->tracked = false;
-        list->untracked = true;
-        list->dirty = true;
+        untrack_locked(list);
     }
     arm_app_slots_locked(list, run, clean && !list->untracked);
     return run;
-}
-
-/* The application's lists go through unprofiled but still run: nothing can be known of the
- * events any more until the list is reset. */
-static void untrack_locked(struct timing_list *list)
-{
-    if (!has_armed_slot(list))
-        return;
-    for (struct timing_run *run = list->runs; run; run = run->next)
-        run->lost = true;
-    list->untracked = true;
-    list->dirty = true;
-}
-
-void timing_runs_prepare_locked(struct timing_list *list)
-{
-    if (list->immediate || list->no_harvest || !has_armed_slot(list))
-        return;
-    /* The next claim takes the free stack's top: get that one ready. */
-    struct timing_run *run = free_run_locked(list);
-    if (run)
-        harvest_ready(list, run); /* a failure is retried (or given up) at execute */
 }
 
 static struct timing_execute *execute_new(uint32_t count)

@@ -126,6 +126,8 @@ TRUTH_KIND = {'kernel': 'kernel', 'copy': 'copy', 'copy_region': 'copy_region', 
               'barrier': 'barrier', 'ranges_barrier': 'barrier', 'signal': 'signal',
               'image_copy': 'image_copy', 'timestamps': 'query_timestamps'}
 MEASURED_KINDS = ('kernel', 'copy', 'copy_region', 'fill')
+# |measured - truth| of every matched timing, for the summary line (not a pass criterion).
+ACCURACY = {'duration': [], 'start': []}
 
 
 class Anchors:
@@ -300,6 +302,8 @@ def check(opts, events, expected, truth, errors):
         used.add(best[1])
         line = truth[best[1]]
         matched_kinds[kind] = matched_kinds.get(kind, 0) + 1
+        ACCURACY['duration'].append(abs((end_ns - start_ns) - (line['end_ns'] - line['start_ns'])))
+        ACCURACY['start'].append(abs(start_ns - line['start_ns']))
         for what, got, want in (('start', start_ns, line['start_ns']),
                                 ('end', end_ns, line['end_ns'])):
             if abs(got - want) > tolerance:
@@ -416,12 +420,21 @@ def main():
                                      None)
         if errors:
             fail(errors)
-        print(f'ok {opts.scenario}: {len(events)} events checked')
+        summary = ''
+        if ACCURACY['duration']:
+            summary = (f', median |duration - truth| {median(ACCURACY["duration"]):.1f} ns, '
+                       f'median |start - truth| {median(ACCURACY["start"]):.1f} ns')
+        print(f'ok {opts.scenario}: {len(events)} events checked{summary}')
     finally:
         if opts.keep:
             shutil.rmtree(opts.keep, ignore_errors=True)
             shutil.copytree(work, opts.keep)
         shutil.rmtree(work, ignore_errors=True)
+
+
+def median(values):
+    ordered = sorted(values)
+    return ordered[len(ordered) // 2]
 
 
 def opts_bits(opts):
