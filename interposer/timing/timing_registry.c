@@ -205,13 +205,32 @@ ze_context_handle_t timing_registry_live_pool_context(ze_event_pool_handle_t han
     return value == (void *)1 ? NULL : value;
 }
 
+/* The parent's registry as a forked child inherited it: kept reachable, never used. */
+struct inherited_registry {
+    struct inherited_registry *older; /* a child of a child keeps its parent's too */
+    struct timing_map maps[8];
+    struct timing_list *first_list;
+};
+static struct inherited_registry *inherited;
+
 void timing_registry_forget_after_fork(void)
 {
     /* The child is single-threaded here. Locks another thread of the parent held stay held in
      * the child: start from fresh ones. The records, their mutexes and the Level Zero objects
-     * they name belong to the parent: left untouched (a one-time leak in the child). */
+     * they name belong to the parent: left untouched, and kept reachable (a one-time cost in the
+     * child, not a leak for leak checkers). */
     timing_registry_lock = (pthread_rwlock_t)PTHREAD_RWLOCK_INITIALIZER;
     timing_app_event_mutex = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+    struct inherited_registry *keep = malloc(sizeof *keep);
+    if (keep) {
+        *keep = (struct inherited_registry){
+            inherited,
+            {contexts, devices, lists, kernels, timestamp_pools, app_events, live_events,
+             live_pools},
+            first_list,
+        };
+        inherited = keep;
+    }
     timing_map_init(&contexts);
     timing_map_init(&devices);
     timing_map_init(&lists);

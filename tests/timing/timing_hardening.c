@@ -269,6 +269,16 @@ static void scenario_churn(struct app *app)
 enum { FORK_CHILDREN = 8 };
 
 static volatile int fork_stop;
+static uint64_t fork_rounds;
+static volatile int forked_child;
+
+/* LeakSanitizer's hook (sanitizer builds): in a child forked from a multithreaded process the
+ * other threads' stacks are gone, so the driver's work in flight there looks leaked. */
+int __lsan_is_turned_off(void);
+int __lsan_is_turned_off(void)
+{
+    return forked_child;
+}
 
 static void *append_forever(void *arg)
 {
@@ -276,8 +286,6 @@ static void *append_forever(void *arg)
     ze_command_list_handle_t list = app_immediate(app, 0, false);
     ze_event_pool_handle_t pool = app_pool(app, 0, 1);
     ze_event_handle_t event = app_event(pool, 0);
-    uint64_t *count = calloc(1, sizeof *count);
-    APP_CHECK(count != NULL);
     while (!fork_stop) {
         /* Creation and destruction take the engine's locks for writing (destroying an
          * immediate list waits for its work, so its append is measured). */
@@ -287,12 +295,12 @@ static void *append_forever(void *arg)
         spin(list, app, event);
         APP_OK(zeEventHostSynchronize(event, APP_TIMEOUT_NS));
         APP_OK(zeEventHostReset(event));
-        (*count)++;
+        fork_rounds++;
     }
     APP_OK(zeCommandListDestroy(list));
     APP_OK(zeEventDestroy(event));
     APP_OK(zeEventPoolDestroy(pool));
-    return count;
+    return NULL;
 }
 
 static bool wait_child(pid_t child)
@@ -326,18 +334,18 @@ static void scenario_fork(struct app *app)
         fflush(NULL);
         pid_t child = fork();
         APP_CHECK(child >= 0);
-        if (child == 0)
+        if (child == 0) {
+            forked_child = 1;
             exit(0);
+        }
         APP_CHECK(wait_child(child));
     }
     spin(list, app, event);
     appends++;
     APP_OK(zeEventHostSynchronize(event, APP_TIMEOUT_NS));
     fork_stop = 1;
-    uint64_t *rounds = NULL;
-    APP_CHECK(pthread_join(thread, (void **)&rounds) == 0);
-    expect("timings", appends + 2 * *rounds);
-    free(rounds);
+    APP_CHECK(pthread_join(thread, NULL) == 0);
+    expect("timings", appends + 2 * fork_rounds);
     APP_OK(zeCommandListDestroy(list));
     APP_OK(zeEventDestroy(event));
     APP_OK(zeEventPoolDestroy(pool));
