@@ -22,7 +22,8 @@ CLOCK_MONOTONIC in ns, the truth's clock) and checks:
   truth from its timestamp events.
 With --direct, only runs the program under the shim (no recording, no checks) and passes its
 exit status on (the memory test).
-Exit 0 on success, 1 with "FAIL ..." lines otherwise, 99 when the recording could not be set up.
+Exit 0 on success, 1 with "FAIL ..." lines otherwise, 99 when the recording could not be set up,
+77 (skipped) when the program exits 77 after saying why.
 """
 import argparse
 import os
@@ -34,6 +35,7 @@ import tempfile
 import json
 
 HARNESS_ERROR = 99
+SKIPPED = 77
 RUN_TIMEOUT_S = 120
 
 LINE_RE = re.compile(r'^\[(\d+)\] \([^)]*\) \S+ (\w+):(\w+): (.*)$')
@@ -394,6 +396,8 @@ def main():
         report = os.path.join(work, 'report.txt')
         result = record(opts, trace_dir, truth, report)
         print(result.stdout, end='')
+        if result.returncode == SKIPPED:
+            sys.exit(SKIPPED)  # the program said why
         if result.returncode != 0:
             fail([f'traced program exited with {result.returncode}'])
         errors = []

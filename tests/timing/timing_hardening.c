@@ -322,6 +322,14 @@ static bool wait_child(pid_t child)
  * leaves with exit(), which runs the exit handlers it inherited. */
 static void scenario_fork(struct app *app)
 {
+#if defined(__SANITIZE_ADDRESS__)
+    /* AddressSanitizer's allocator lock, held by another thread at fork, stays held in the child,
+     * and LTTng-UST's fork handler allocates there (its listener threads): the child can hang in
+     * the sanitizer runtime, not in zeprof. Exit status 77: skipped. */
+    (void)app;
+    printf("SKIP fork: not supported by AddressSanitizer with threads in flight\n");
+    exit(77);
+#endif
     ze_command_list_handle_t list = app_immediate(app, 0, false);
     ze_event_pool_handle_t pool = app_pool(app, 0, 1);
     ze_event_handle_t event = app_event(pool, 0);
