@@ -73,7 +73,7 @@ static void append_pre(ze_command_list_handle_t handle, ze_event_handle_t *signa
         if (zeprof_real.zeEventQueryStatus(user) == ZE_RESULT_SUCCESS)
             slot->lost = true;
     } else {
-        slot->inj = timing_pool_take(list->context);
+        slot->inj = timing_take_inj_locked(list);
         if (!slot->inj) {
             timing_slot_remove(list, slot);
             goto unlock;
@@ -119,7 +119,7 @@ static void append_post(ze_command_list_handle_t handle, ze_event_handle_t *sign
     if (result != ZE_RESULT_SUCCESS) {
         pthread_mutex_lock(&list->mutex);
         if (slot->inj)
-            timing_pool_give_back(list->context, slot->inj); /* never submitted */
+            timing_give_back_inj_locked(list, slot->inj); /* never submitted */
         slot->inj = NULL;
         timing_slot_remove(list, slot);
         pthread_mutex_unlock(&list->mutex);

@@ -78,6 +78,7 @@ static void list_free(struct timing_list *list, uint64_t wait_ns)
     pthread_mutex_lock(&list->mutex);
     timing_drain_list_locked(list, true, wait_ns);
     timing_release_slots_locked(list);
+    timing_release_stash_locked(list);
     if (!list->immediate)
         timing_runs_release_locked(list, true);
     pthread_mutex_unlock(&list->mutex);

@@ -134,6 +134,9 @@ struct timing_list {
     struct timing_run *runs;      /* Owned: in flight, oldest claim first */
     struct timing_run *runs_tail; /* Weak: the newest claim */
     struct timing_run *free_runs; /* Owned: ready for reuse */
+    /* Injected events of earlier slots, kept across list resets for the next appends (Owned,
+     * linked by next_free, possibly signalled: regular lists never need them reset). */
+    struct timing_inj *stash;
     uint64_t layout;         /* bumped whenever the armed slots change: harvests are rebuilt */
     /* Injected events of a regular list stay signalled between executions (nothing waits on
      * them; each signal overwrites the timestamps). untracked: an execution ran without a done
@@ -253,6 +256,12 @@ void timing_drain_some_locked(struct timing_list *list, unsigned max);
 void timing_resolve_app_event(ze_event_handle_t event);
 /* Under list->mutex: release every slot (after a final drain), recycling what is safe. */
 void timing_release_slots_locked(struct timing_list *list);
+/* Under list->mutex: an injected event for a new slot (a regular list's stash first). */
+struct timing_inj *timing_take_inj_locked(struct timing_list *list);
+/* Under list->mutex: an injected event that was never submitted goes back. */
+void timing_give_back_inj_locked(struct timing_list *list, struct timing_inj *inj);
+/* Under list->mutex: the stash goes back to the pool, reset (list destroy). */
+void timing_release_stash_locked(struct timing_list *list);
 /* Exit: final drain of every list (registered with atexit at first use). */
 void timing_drain_at_exit(void);
 /* Reading one slot's event on the host, and emitting device_timing. */
