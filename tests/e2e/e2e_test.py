@@ -433,6 +433,8 @@ def case_ctrl_c(work):
 def traced_calls(trace_dir, log_path, name):
     """How many entry and exit events of `name` the program that wrote log_path has in the trace,
     and babeltrace2's complaints."""
+    if not os.path.exists(log_path):
+        return 0, 0, 'the program did not run'
     events, errors = read_trace(trace_dir)
     made = [event for thread in api_calls_by_thread(events, app_pid(log_path)).values()
             for event, _ in thread]
