@@ -110,20 +110,51 @@ live_daemon_in() {
   return 0
 }
 
-# Stops a session daemon that zeprof started: TERM, a bounded wait, then KILL. By pid only.
+# Process $1's descendants (a session daemon's consumer daemons and their helpers), one
+# "<pid>:<start time>" a line.
+descendants() {
+  local line child
+  while read -r line; do
+    for child in $line; do
+      echo "$child:$(process_start_time "$child")"
+      descendants "$child"
+    done
+  done < <(cat "/proc/$1/task/"*/children 2>/dev/null)
+}
+
+# True once none of the processes given ("<pid>:<start time>") lives (zombies are dead).
+all_gone() {
+  local process state
+  for process; do
+    state=$(process_state "${process%%:*}")
+    if [ -n "$state" ] && [ "$state" != Z ] &&
+       [ "$(process_start_time "${process%%:*}")" = "${process#*:}" ]; then
+      return 1
+    fi
+  done
+}
+
+# Kills with SIGKILL those of the processes given ("<pid>:<start time>") that still live.
+kill_left() {
+  local process
+  for process; do
+    all_gone "$process" || kill -KILL "${process%%:*}" 2>/dev/null
+  done
+}
+
+# Stops a session daemon that zeprof started, and the consumer daemons it started (they end just
+# after it, or are orphaned): TERM, a bounded wait, then KILL. By pid only.
 stop_daemon() {
-  local pid=$1 tries=0 state
+  local pid=$1 tries=0 daemon helpers
   is_live_sessiond "$pid" || { wait "$pid" 2>/dev/null; return 0; }
   say "stopping lttng-sessiond (pid $pid)"
+  daemon=$pid:$(process_start_time "$pid")
+  mapfile -t helpers < <(descendants "$pid")
   kill -TERM "$pid" 2>/dev/null
-  while :; do
-    state=$(process_state "$pid")
-    if [ -z "$state" ] || [ "$state" = Z ]; then
-      break
-    fi
+  until all_gone "$daemon" "${helpers[@]}"; do
     if [ "$tries" -ge "$DAEMON_STOP_TRIES" ]; then
-      echo "zeprof: lttng-sessiond (pid $pid) ignored TERM; killing it" >&2
-      kill -KILL "$pid" 2>/dev/null
+      echo "zeprof: lttng-sessiond (pid $pid) or its consumer did not end on TERM; killing them" >&2
+      kill_left "$daemon" "${helpers[@]}"
       break
     fi
     sleep 0.1
