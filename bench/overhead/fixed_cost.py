@@ -12,8 +12,9 @@ ZE_ENABLE_ALT_DRIVERS naming the simulated device. APP is tests/e2e's e2e_app. P
 - events lost in the default (lossless) mode by a program calling as fast as it can (must be 0),
   and what --discard loses with the same program;
 - what the blocking default costs such a program beyond the events themselves: its added time per
-  call blocking, divided by the same with --discard (which never waits). About 1 means the channel
-  is large enough for the consumer to keep up.
+  call blocking (the slope between a run of CALLS calls and a run of one, so that the noisy fixed
+  cost cancels out), divided by the same with --discard (which never waits). About 1 means the
+  channel is large enough for the consumer to keep up.
 
 Nothing is asserted: the machine is shared and noisy; the figures are for the reader.
 """
@@ -26,7 +27,7 @@ import tempfile
 import time
 
 ROUNDS = 5
-CALLS = 200000
+CALLS = 400000
 IDLE_S = '60'
 
 
@@ -75,6 +76,8 @@ def main():
                                            app, 'loop', log, '1'], env)[0]
 
     untraced = statistics.median(timed([app, 'loop', log, '1'])[0] for _ in range(ROUNDS))
+    untraced_long = statistics.median(timed([app, 'loop', log, str(CALLS)])[0] for _ in range(3))
+    untraced_per_call = max(untraced_long - untraced, 0) / CALLS
     figures = {}
     for label, options in [('record only', ['--no-analysis']), ('with analysis', [])]:
         cold, warm = [], []
@@ -93,30 +96,38 @@ def main():
         print(f'fixed cost of a run, {label}: cold {cold:.3f} s, warm {warm:.3f} s '
               f'(goals: 0.4 s cold, 0.15 s warm)')
 
-    # A program calling as fast as it can: lossless by default, and at what price.
-    plain = timed([app, 'loop', log, str(CALLS)])[0]
+    # A program calling as fast as it can: lossless by default, and at what price. The added time
+    # per call is the slope between a run of CALLS calls and a run of one (both warm, alternating,
+    # medians), so that the fixed cost, noisy here, cancels out.
     lost = {}
     per_call = {}
     for label, options in [('default', []), ('--discard', ['--discard'])]:
-        trace = os.path.join(work, f'loop-{label.strip("-")}')
-        elapsed = timed([zeprof, '--no-analysis', '--no-profile'] + options + ['-o', trace, '--',
-                         app, 'loop', log, str(CALLS)], keep)[0]
-        wait_idle(1)
-        _, completed = timed([zeprof, '-r', '-j', trace])
-        tally = json.loads(completed.stdout)
-        anomalies = tally.get('anomalies', {})
-        lost[label] = anomalies.get('discarded_events', 0) + anomalies.get('discarded_packets', 0)
-        calls = sum(row.get('calls', 0) for row in tally.get('api', [])
-                    if row.get('name') == 'zeDriverGet')
-        # A warm run's fixed cost is not the calls' (nor the program's own time).
-        per_call[label] = (elapsed - plain - figures['record only'][1]) / CALLS
+        long_runs, short_runs = [], []
+        for round_index in range(3):
+            trace = os.path.join(work, f'loop-{label.strip("-")}-{round_index}')
+            long_runs.append(timed([zeprof, '--no-analysis', '--no-profile'] + options +
+                                   ['-o', trace, '--', app, 'loop', log, str(CALLS)], keep)[0])
+            wait_idle(1)
+            short_runs.append(run_traced(['--no-analysis', '--no-profile'] + options, keep))
+            wait_idle(1)
+            if round_index == 0:
+                _, completed = timed([zeprof, '-r', '-j', trace])
+                tally = json.loads(completed.stdout)
+                anomalies = tally.get('anomalies', {})
+                lost[label] = (anomalies.get('discarded_events', 0) +
+                               anomalies.get('discarded_packets', 0))
+                calls = sum(row.get('calls', 0) for row in tally.get('api', [])
+                            if row.get('name') == 'zeDriverGet')
+        per_call[label] = (statistics.median(long_runs) - statistics.median(short_runs)) / CALLS
         print(f'{label}: {CALLS} calls as fast as possible: {calls} traced, events lost '
-              f'{lost[label]}, {per_call[label] * 1e9:.0f} ns added per call')
+              f'{lost[label]}, {per_call[label] * 1e9:.0f} ns per call (untraced '
+              f'{untraced_per_call * 1e9:.0f} ns)')
     run_traced(['--no-analysis'], none_kept)
     print(f'events lost in the default mode: {lost["default"]} (must be 0)')
-    if per_call['--discard'] > 0:
-        print(f'blocking cost beyond the events: {per_call["default"] / per_call["--discard"]:.2f}x '
-              f'the added time per call of --discard (1.0: the program never waits for space)')
+    if per_call['--discard'] > untraced_per_call:
+        ratio = (per_call['default'] - untraced_per_call) / (per_call['--discard'] - untraced_per_call)
+        print(f'blocking cost beyond the events: {ratio:.2f}x the added time per call of --discard '
+              f'(1.0: the program never waits for space)')
     with open('/proc/loadavg') as load:
         print(f'machine load: {load.read().split()[0]} (1 min), {os.cpu_count()} CPUs')
     subprocess.run(['rm', '-rf', work], check=False)
