@@ -8,9 +8,7 @@
  * zeprof run's fixed cost is meant to be far below that. This asks every POLL_NS instead.
  *
  * It talks to the session daemon that the lttng client would (LTTNG_HOME; root: /var/run/lttng
- * of its mount namespace) through liblttng-ctl, opened at run time: lttng-tools ships the library
- * (liblttng-ctl.so.0, a stable ABI) but Debian has no development package for it, so the two
- * functions used are declared here with their documented signatures.
+ * of its mount namespace) through liblttng-ctl (lttng-tools' control library).
  *
  * Only the call sequence of `lttng stop` is used (stop without waiting, then ask whether data is
  * pending): asking a session that is still recording makes lttng-sessiond 2.13.9 abort.
@@ -19,7 +17,7 @@
  * ("zeprof-stop: Cannot ...: reason=...") otherwise; 2 bad usage.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <dlfcn.h>
+#include <lttng/lttng.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -29,9 +27,6 @@
 /* A consumer that has not written the data after this long is not going to. */
 #define GIVE_UP_S 120
 
-typedef int (*session_call)(const char *session_name);
-typedef const char *(*strerror_call)(int code);
-
 static void say_failure(const char *what, const char *session, const char *reason)
 {
     fprintf(stderr, "zeprof-stop: Cannot %s: session=%s, reason=%s\n", what, session, reason);
@@ -40,9 +35,6 @@ static void say_failure(const char *what, const char *session, const char *reaso
 int main(int argc, char **argv)
 {
     int status = 1;
-    void *library = NULL;
-    session_call stop_no_wait, data_pending;
-    strerror_call describe;
     struct timespec pause = {0, POLL_NS}, start, now;
     const char *session;
     int result;
@@ -52,30 +44,18 @@ int main(int argc, char **argv)
         return 2;
     }
     session = argv[1];
-    library = dlopen("liblttng-ctl.so.0", RTLD_NOW | RTLD_LOCAL);
-    if (!library) {
-        say_failure("open liblttng-ctl.so.0", session, dlerror());
-        goto end;
-    }
-    stop_no_wait = (session_call)dlsym(library, "lttng_stop_tracing_no_wait");
-    data_pending = (session_call)dlsym(library, "lttng_data_pending");
-    describe = (strerror_call)dlsym(library, "lttng_strerror");
-    if (!stop_no_wait || !data_pending || !describe) {
-        say_failure("find the LTTng control functions", session, "liblttng-ctl.so.0 is too old");
-        goto end;
-    }
-    result = stop_no_wait(session);
+    result = lttng_stop_tracing_no_wait(session);
     if (result < 0) {
-        say_failure("stop the session", session, describe(result));
+        say_failure("stop the session", session, lttng_strerror(result));
         goto end;
     }
     clock_gettime(CLOCK_MONOTONIC, &start);
     for (;;) {
-        result = data_pending(session);
+        result = lttng_data_pending(session);
         if (result == 0)
             break;
         if (result < 0) {
-            say_failure("tell whether the trace is complete", session, describe(result));
+            say_failure("tell whether the trace is complete", session, lttng_strerror(result));
             goto end;
         }
         clock_gettime(CLOCK_MONOTONIC, &now);
@@ -87,7 +67,5 @@ int main(int argc, char **argv)
     }
     status = 0;
 end:
-    if (library)
-        dlclose(library);
     return status;
 }
