@@ -124,14 +124,27 @@ static void refresh_one(struct timing_device *device, void *user)
     emit_anchor(device);
 }
 
-void timing_anchor_refresh(bool force)
+static bool refresh_due(bool force)
 {
     uint64_t now = coarse_now_ns();
 
     if (!force && now < atomic_load(&next_refresh_ns))
-        return;
+        return false;
     atomic_store(&next_refresh_ns, now + TIMING_ANCHOR_PERIOD_NS);
+    return true;
+}
+
+void timing_anchor_refresh(bool force)
+{
+    if (!refresh_due(force))
+        return;
     pthread_rwlock_rdlock(&timing_registry_lock);
     timing_registry_for_each_device(refresh_one, &force);
     pthread_rwlock_unlock(&timing_registry_lock);
+}
+
+void timing_anchor_refresh_locked(bool force)
+{
+    if (refresh_due(force))
+        timing_registry_for_each_device(refresh_one, &force);
 }

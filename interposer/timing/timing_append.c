@@ -50,6 +50,10 @@ static void append_pre(ze_command_list_handle_t handle, ze_event_handle_t *signa
     if (!list)
         goto end;
     ze_event_handle_t user = *signal;
+    /* Not a live event (a destroyed event, another kind of handle): the call goes to the driver
+     * untouched, so the application gets the driver's own error. */
+    if (user && !timing_registry_event_alive(user))
+        goto end;
     bool app_timestamps = user && timing_registry_app_event(user);
     /* Re-signalling the application's timestamp event: read (or lose) the earlier use first,
      * before taking this list's mutex (the earlier use may be on this very list). */
@@ -69,7 +73,7 @@ static void append_pre(ze_command_list_handle_t handle, ze_event_handle_t *signa
         if (zeprof_real.zeEventQueryStatus(user) == ZE_RESULT_SUCCESS)
             slot->lost = true;
     } else {
-        slot->inj = timing_pool_take(list->context);
+        slot->inj = timing_take_inj_locked(list);
         if (!slot->inj) {
             timing_slot_remove(list, slot);
             goto unlock;
@@ -115,7 +119,7 @@ static void append_post(ze_command_list_handle_t handle, ze_event_handle_t *sign
     if (result != ZE_RESULT_SUCCESS) {
         pthread_mutex_lock(&list->mutex);
         if (slot->inj)
-            timing_pool_give_back(list->context, slot->inj); /* never submitted */
+            timing_give_back_inj_locked(list, slot->inj); /* never submitted */
         slot->inj = NULL;
         timing_slot_remove(list, slot);
         pthread_mutex_unlock(&list->mutex);
@@ -128,7 +132,12 @@ static void append_post(ze_command_list_handle_t handle, ze_event_handle_t *sign
         ze_result_t exposed = ZE_RESULT_ERROR_UNKNOWN;
         if (list->in_order)
             exposed = zeprof_real.zeCommandListAppendSignalEvent(handle, slot->user_event);
-        if (exposed != ZE_RESULT_SUCCESS) {
+        if (exposed != ZE_RESULT_SUCCESS && !list->immediate) {
+            /* Regular lists: a barrier that waits on nothing but what precedes it, never on inj.
+             * The harvest resets inj on the device between executions, and an execution of the
+             * same list on another queue must never find a command waiting on it. */
+            exposed = zeprof_real.zeCommandListAppendBarrier(handle, slot->user_event, 0, NULL);
+        } else if (exposed != ZE_RESULT_SUCCESS) {
             exposed = zeprof_real.zeCommandListAppendBarrier(handle, slot->user_event, 1, &inj);
             /* The barrier waits on inj: it must not be reset before the barrier has run. */
             slot->waited_on = exposed == ZE_RESULT_SUCCESS;
@@ -139,6 +148,8 @@ static void append_post(ze_command_list_handle_t handle, ze_event_handle_t *sign
     }
     pthread_mutex_lock(&list->mutex);
     slot->armed = true;
+    if (!list->immediate)
+        list->layout++; /* the harvest must read this slot too */
     if (slot->app_event && list->immediate) {
         pthread_mutex_lock(&timing_app_event_mutex);
         struct timing_app_event *record = timing_registry_app_event(slot->app_event);
@@ -266,88 +277,70 @@ void timing_append_post_generic(ze_command_list_handle_t list, ze_event_handle_t
 
 /* ---------------------------------------------------------------- regular lists ----------- */
 
-void zeprof_hook_pre_zeCommandListClose(struct zeprof_args_zeCommandListClose *args,
-                                        struct zeprof_hook_ctx *ctx)
+void zeprof_hook_post_zeCommandListClose(struct zeprof_args_zeCommandListClose *args,
+                                         struct zeprof_hook_ctx *ctx, ze_result_t result)
 {
     (void)ctx;
-    if (!timing_enabled())
+    if (!timing_enabled() || result != ZE_RESULT_SUCCESS)
         return;
     pthread_rwlock_rdlock(&timing_registry_lock);
     struct timing_list *list = timing_registry_list(args->hCommandList);
-    if (list && !list->immediate)
-        timing_close_list(list);
+    if (list && !list->immediate) {
+        pthread_mutex_lock(&list->mutex);
+        timing_runs_prepare_locked(list);
+        pthread_mutex_unlock(&list->mutex);
+    }
     pthread_rwlock_unlock(&timing_registry_lock);
 }
 
+/* Each profiled regular list gets the tracer's list right after it in the same submission
+ * (timing_runs.c); nothing here waits. The application's array is handed back before the exit
+ * event records the arguments. */
 void zeprof_hook_pre_zeCommandQueueExecuteCommandLists(
     struct zeprof_args_zeCommandQueueExecuteCommandLists *args, struct zeprof_hook_ctx *ctx)
 {
-    (void)ctx;
+    ctx->data = NULL;
     if (!timing_enabled() || !args->phCommandLists)
         return;
-    for (uint32_t i = 0; i < args->numCommandLists; i++) {
-        pthread_rwlock_rdlock(&timing_registry_lock);
-        struct timing_list *list = timing_registry_list(args->phCommandLists[i]);
-        pthread_rwlock_unlock(&timing_registry_lock);
-        /* The record outlives the registry lock: the list is being executed, and destroying
-         * it meanwhile would be the application's error. The claim may wait for a previous
-         * execution, and does so without the registry lock. */
-        if (list && !list->immediate)
-            timing_claim_execution(list, args->hCommandQueue);
-    }
+    ctx->data =
+        timing_execute_begin(args->hCommandQueue, &args->numCommandLists, &args->phCommandLists);
 }
 
 void zeprof_hook_post_zeCommandQueueExecuteCommandLists(
     struct zeprof_args_zeCommandQueueExecuteCommandLists *args, struct zeprof_hook_ctx *ctx,
     ze_result_t result)
 {
-    (void)ctx;
-    if (!timing_enabled() || !args->phCommandLists)
+    struct timing_execute *execute = ctx->data;
+    if (!execute)
         return;
-    pthread_rwlock_rdlock(&timing_registry_lock);
-    for (uint32_t i = 0; i < args->numCommandLists; i++) {
-        struct timing_list *list = timing_registry_list(args->phCommandLists[i]);
-        if (list && !list->immediate)
-            timing_finish_claim(list, result == ZE_RESULT_SUCCESS);
-    }
-    pthread_rwlock_unlock(&timing_registry_lock);
+    timing_execute_end(execute, result == ZE_RESULT_SUCCESS, &args->numCommandLists,
+                       &args->phCommandLists);
 }
 
 #if defined(ZE_API_VERSION_CURRENT_M) && ZE_API_VERSION_CURRENT_M >= ZE_MAKE_VERSION(1, 9)
 /* zeCommandListImmediateAppendCommandListsExp (spec 1.9, hooked when the headers declare it:
  * interposer/gen/classify.py): regular lists executed on an immediate list. Each is one
- * execution, claimed in the prologue exactly as by zeCommandQueueExecuteCommandLists; the
- * immediate list stands for the queue in the timings. */
+ * execution, claimed exactly as by zeCommandQueueExecuteCommandLists; the immediate list stands
+ * for the queue in the timings. */
 void zeprof_hook_pre_zeCommandListImmediateAppendCommandListsExp(
     struct zeprof_args_zeCommandListImmediateAppendCommandListsExp *args,
     struct zeprof_hook_ctx *ctx)
 {
-    (void)ctx;
+    ctx->data = NULL;
     if (!timing_enabled() || !args->phCommandLists)
         return;
     ze_command_queue_handle_t on = (ze_command_queue_handle_t)(void *)args->hCommandListImmediate;
-    for (uint32_t i = 0; i < args->numCommandLists; i++) {
-        pthread_rwlock_rdlock(&timing_registry_lock);
-        struct timing_list *list = timing_registry_list(args->phCommandLists[i]);
-        pthread_rwlock_unlock(&timing_registry_lock);
-        if (list && !list->immediate)
-            timing_claim_execution(list, on);
-    }
+    ctx->data = timing_execute_begin(on, &args->numCommandLists, &args->phCommandLists);
 }
 
 void zeprof_hook_post_zeCommandListImmediateAppendCommandListsExp(
     struct zeprof_args_zeCommandListImmediateAppendCommandListsExp *args,
     struct zeprof_hook_ctx *ctx, ze_result_t result)
 {
-    (void)ctx;
-    if (!timing_enabled() || !args->phCommandLists)
+    struct timing_execute *execute = ctx->data;
+    if (!execute)
         return;
-    pthread_rwlock_rdlock(&timing_registry_lock);
-    for (uint32_t i = 0; i < args->numCommandLists; i++) {
-        struct timing_list *list = timing_registry_list(args->phCommandLists[i]);
-        if (list && !list->immediate)
-            timing_finish_claim(list, result == ZE_RESULT_SUCCESS);
-    }
-    pthread_rwlock_unlock(&timing_registry_lock);
+    timing_execute_end(execute, result == ZE_RESULT_SUCCESS, &args->numCommandLists,
+                       &args->phCommandLists);
 }
 #endif

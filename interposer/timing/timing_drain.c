@@ -11,12 +11,8 @@
  * a re-exposing barrier waits on is held after its read until a later command completes (see
  * after_read_immediate).
  *
- * Regular lists are closed once and executed many times with the same injected events baked in,
- * so each execution is an "instance" (execution 1, 2, ...). The execute prologue
- * (timing_claim_execution) finishes the previous instance - waiting for the tracer's own events
- * if it is still in flight and reading them, then resetting them once the tail event proves the
- * execution over - and claims the next, in one critical section under the list's mutex. Reading
- * after the next submission would race its re-signal.
+ * Regular lists are closed once and executed many times with the same injected events baked in;
+ * their executions ("runs") are read by timing_runs.c, which this file calls for them.
  *
  * Application events from timestamp pools are read in place and only read: never synchronized,
  * reset or destroyed here. If the application re-signals or resets one before any drain read it,
@@ -29,12 +25,6 @@
 #include "zeprof_api.h"
 #include "zeprof_device.h"
 
-enum read_outcome {
-    READ_OK,
-    READ_NOT_READY,
-    READ_LOST,
-};
-
 static uint64_t handle_bits(const void *handle)
 {
     return (uint64_t)(uintptr_t)handle;
@@ -45,25 +35,25 @@ static ze_event_handle_t slot_event(const struct timing_slot *slot)
     return slot->inj ? slot->inj->event : slot->app_event;
 }
 
-static enum read_outcome slot_read(const struct timing_slot *slot,
-                                   ze_kernel_timestamp_result_t *result)
+enum timing_read_outcome timing_slot_read(const struct timing_slot *slot,
+                                          ze_kernel_timestamp_result_t *result)
 {
     if (slot->lost)
-        return READ_LOST;
+        return TIMING_READ_LOST;
     ze_event_handle_t event = slot_event(slot);
     if (zeprof_real.zeEventQueryStatus(event) != ZE_RESULT_SUCCESS)
-        return READ_NOT_READY;
+        return TIMING_READ_NOT_READY;
     if (zeprof_real.zeEventQueryKernelTimestamp(event, result) != ZE_RESULT_SUCCESS)
-        return READ_LOST;
-    return READ_OK;
+        return TIMING_READ_LOST;
+    return TIMING_READ_OK;
 }
 
 /* queue: the queue of a regular list's execution; for immediate lists, the list itself. */
-static void emit_timing(const struct timing_list *list, const struct timing_slot *slot,
-                        uint64_t execution, const void *queue, enum read_outcome outcome,
-                        const ze_kernel_timestamp_result_t *result)
+void timing_emit(const struct timing_list *list, const struct timing_slot *slot,
+                 uint64_t execution, const void *queue, enum timing_read_outcome outcome,
+                 const ze_kernel_timestamp_result_t *result)
 {
-    bool read = outcome == READ_OK;
+    bool read = outcome == TIMING_READ_OK;
     lttng_ust_tracepoint(
         zeprof_device, device_timing, slot->call_id, execution,
         handle_bits(list->device ? list->device->handle : NULL), handle_bits(queue),
@@ -72,8 +62,7 @@ static void emit_timing(const struct timing_list *list, const struct timing_slot
         read ? result->context.kernelEnd : 0, read ? TIMING_STATUS_READ : TIMING_STATUS_LOST);
 }
 
-/* The app-event record no longer waits on this slot. */
-static void clear_app_pending(struct timing_slot *slot)
+void timing_clear_app_pending(struct timing_slot *slot)
 {
     if (!slot->app_event)
         return;
@@ -97,7 +86,7 @@ static void release_immediate_slot(struct timing_list *list, struct timing_slot 
             timing_pool_give_back(list->context, slot->inj);
         slot->inj = NULL;
     }
-    clear_app_pending(slot);
+    timing_clear_app_pending(slot);
     timing_slot_remove(list, slot);
 }
 
@@ -107,12 +96,12 @@ static void release_immediate_slot(struct timing_list *list, struct timing_slot 
  * for the held predecessor is this slot's own completion: one pointer away. idle: the list has
  * no work left (reset, destroy), everything may go. */
 static void after_read_immediate(struct timing_list *list, struct timing_slot *slot,
-                                 enum read_outcome outcome, bool idle)
+                                 enum timing_read_outcome outcome, bool idle)
 {
     slot->read = true;
-    if (outcome == READ_OK && slot->prev && slot->prev->read)
+    if (outcome == TIMING_READ_OK && slot->prev && slot->prev->read)
         release_immediate_slot(list, slot->prev, true);
-    if (outcome != READ_OK)
+    if (outcome != TIMING_READ_OK)
         release_immediate_slot(list, slot, false);
     else if (!slot->waited_on || idle)
         release_immediate_slot(list, slot, true);
@@ -134,72 +123,25 @@ static void drain_immediate_locked(struct timing_list *list, bool final, unsigne
         }
         if (!slot->armed)
             break; /* its append has not returned yet */
-        enum read_outcome outcome = slot_read(slot, &result);
-        if (outcome == READ_NOT_READY) {
+        enum timing_read_outcome outcome = timing_slot_read(slot, &result);
+        if (outcome == TIMING_READ_NOT_READY) {
             if (!final)
                 break;
-            outcome = READ_LOST;
+            outcome = TIMING_READ_LOST;
         }
-        emit_timing(list, slot, 0, list->handle, outcome, &result);
+        timing_emit(list, slot, 0, list->handle, outcome, &result);
         after_read_immediate(list, slot, outcome, final);
         done++;
         slot = next;
     }
 }
 
-static void instance_done_locked(struct timing_list *list)
-{
-    list->instance = 0;
-    list->instance_state = TIMING_INSTANCE_IDLE;
-    list->cursor = NULL;
-    pthread_cond_broadcast(&list->instance_changed);
-}
-
-/* Regular lists: read one slot of the pending instance. */
-static void read_instance_slot(struct timing_list *list, struct timing_slot *slot,
-                               enum read_outcome outcome,
-                               const ze_kernel_timestamp_result_t *result)
-{
-    emit_timing(list, slot, list->instance, list->instance_queue, outcome, result);
-    slot->read_execution = list->instance;
-    /* inj is reset only by the next claim, once the whole execution is known to be over: a
-     * re-exposing barrier of this execution may still wait on it. A lost read may mean the event
-     * is still to be signalled: never recycle it then. */
-    if (slot->inj && outcome != READ_OK)
-        slot->quarantined = true;
-    clear_app_pending(slot);
-}
-
-static void drain_regular_locked(struct timing_list *list, bool final)
-{
-    ze_kernel_timestamp_result_t result;
-
-    if (list->instance == 0 || list->instance_state != TIMING_INSTANCE_SUBMITTED)
-        return;
-    struct timing_slot *slot = list->cursor;
-    while (slot) {
-        if (slot->read_execution != list->instance && slot->armed) {
-            enum read_outcome outcome = slot_read(slot, &result);
-            if (outcome == READ_NOT_READY) {
-                if (!final)
-                    break;
-                outcome = READ_LOST;
-            }
-            read_instance_slot(list, slot, outcome, &result);
-        }
-        slot = slot->next;
-    }
-    list->cursor = slot;
-    if (!slot)
-        instance_done_locked(list);
-}
-
-void timing_drain_list_locked(struct timing_list *list, bool final)
+void timing_drain_list_locked(struct timing_list *list, bool final, uint64_t wait_ns)
 {
     if (list->immediate)
         drain_immediate_locked(list, final, UINT32_MAX);
     else
-        drain_regular_locked(list, final);
+        timing_runs_drain_locked(list, final, wait_ns);
 }
 
 void timing_drain_some_locked(struct timing_list *list, unsigned max)
@@ -217,145 +159,11 @@ void timing_drain_all(void)
          * anchor reads what is left (drains are idempotent). */
         if (pthread_mutex_trylock(&list->mutex) != 0)
             continue;
-        timing_drain_list_locked(list, false);
+        timing_drain_list_locked(list, false, 0);
         pthread_mutex_unlock(&list->mutex);
     }
     pthread_rwlock_unlock(&timing_registry_lock);
     timing_anchor_refresh(false);
-}
-
-/* Under list->mutex: arm the slots of a new instance. An application timestamp event that is
- * still signalled from before cannot tell this execution's completion apart: lost. */
-static void arm_instance_locked(struct timing_list *list)
-{
-    for (struct timing_slot *slot = list->head; slot; slot = slot->next) {
-        slot->lost = false;
-        if (!slot->app_event)
-            continue;
-        if (zeprof_real.zeEventQueryStatus(slot->app_event) == ZE_RESULT_SUCCESS)
-            slot->lost = true;
-        pthread_mutex_lock(&timing_app_event_mutex);
-        struct timing_app_event *record = timing_registry_app_event(slot->app_event);
-        if (record) {
-            record->pending = slot;
-            record->pending_list = list;
-        } else {
-            slot->lost = true;
-        }
-        pthread_mutex_unlock(&timing_app_event_mutex);
-    }
-}
-
-/* Under list->mutex, the previous execution over (its injs and tail signalled): reset the
- * injected events for the next execution. */
-static void reset_for_next_execution_locked(struct timing_list *list)
-{
-    if (list->tail_inj)
-        zeprof_real.zeEventHostReset(list->tail_inj->event);
-    for (struct timing_slot *slot = list->head; slot; slot = slot->next) {
-        if (slot->inj)
-            zeprof_real.zeEventHostReset(slot->inj->event);
-    }
-}
-
-void timing_close_list(struct timing_list *list)
-{
-    pthread_mutex_lock(&list->mutex);
-    bool needs_tail = false;
-    for (struct timing_slot *slot = list->head; slot && !needs_tail; slot = slot->next)
-        needs_tail = slot->waited_on;
-    if (!list->immediate && needs_tail && !list->tail_inj && !list->unprofilable) {
-        list->tail_inj = timing_pool_take(list->context);
-        if (list->tail_inj &&
-            zeprof_real.zeCommandListAppendBarrier(list->handle, list->tail_inj->event, 0, NULL) !=
-                ZE_RESULT_SUCCESS) {
-            timing_pool_give_back(list->context, list->tail_inj);
-            list->tail_inj = NULL;
-        }
-        /* Without the tail, resetting injs between executions could strand a barrier. */
-        list->unprofilable = list->tail_inj == NULL;
-    }
-    pthread_mutex_unlock(&list->mutex);
-}
-
-/* Under list->mutex, without the registry lock (so that a thread creating or destroying objects
- * is never blocked behind this wait): wait until the previous execution of the list is over -
- * another thread's claim submitted, then the tracer's own events of it signalled (never the
- * application's), and the tail. Returns false when this execution must stay unprofiled. */
-static bool wait_previous_execution_locked(struct timing_list *list, pthread_t self)
-{
-    while (list->instance_state == TIMING_INSTANCE_CLAIMED) {
-        if (pthread_equal(list->instance_claimer, self))
-            return false; /* the same list twice in one call: leave the second unprofiled */
-        pthread_cond_wait(&list->instance_changed, &list->mutex);
-    }
-    if (list->instance_state == TIMING_INSTANCE_SUBMITTED) {
-        for (struct timing_slot *slot = list->cursor; slot; slot = slot->next) {
-            if (slot->inj && slot->armed && slot->read_execution != list->instance)
-                zeprof_real.zeEventHostSynchronize(slot->inj->event, UINT64_MAX);
-        }
-    }
-    if (list->executions > 0 && list->tail_inj)
-        zeprof_real.zeEventHostSynchronize(list->tail_inj->event, UINT64_MAX);
-    return true;
-}
-
-void timing_claim_execution(struct timing_list *list, ze_command_queue_handle_t queue)
-{
-    pthread_t self = pthread_self();
-
-    for (;;) {
-        pthread_mutex_lock(&list->mutex);
-        if (!list->head || list->unprofilable || !wait_previous_execution_locked(list, self)) {
-            pthread_mutex_unlock(&list->mutex);
-            return;
-        }
-        uint64_t waited_for = list->executions;
-        pthread_mutex_unlock(&list->mutex);
-
-        /* Read, reset and claim under the registry lock (app-event records) and the list's
-         * mutex, in one critical section - unless another thread claimed in between: then wait
-         * for that execution instead. */
-        pthread_rwlock_rdlock(&timing_registry_lock);
-        pthread_mutex_lock(&list->mutex);
-        bool unchanged =
-            list->instance_state != TIMING_INSTANCE_CLAIMED && list->executions == waited_for;
-        if (unchanged) {
-            drain_regular_locked(list, true);
-            if (list->executions > 0)
-                reset_for_next_execution_locked(list);
-            list->executions++;
-            list->instance = list->executions;
-            list->instance_state = TIMING_INSTANCE_CLAIMED;
-            list->instance_claimer = self;
-            list->instance_queue = queue;
-            list->cursor = list->head;
-            arm_instance_locked(list);
-        }
-        pthread_mutex_unlock(&list->mutex);
-        pthread_rwlock_unlock(&timing_registry_lock);
-        if (unchanged)
-            return;
-    }
-}
-
-void timing_finish_claim(struct timing_list *list, bool submitted)
-{
-    pthread_mutex_lock(&list->mutex);
-    if (list->instance_state == TIMING_INSTANCE_CLAIMED &&
-        pthread_equal(list->instance_claimer, pthread_self())) {
-        if (submitted) {
-            list->instance_state = TIMING_INSTANCE_SUBMITTED;
-            pthread_cond_broadcast(&list->instance_changed);
-        } else {
-            /* Never ran: forget the instance and its number. */
-            for (struct timing_slot *slot = list->head; slot; slot = slot->next)
-                clear_app_pending(slot);
-            list->executions--;
-            instance_done_locked(list);
-        }
-    }
-    pthread_mutex_unlock(&list->mutex);
 }
 
 /* Under list->mutex: the application is about to re-signal, reset or destroy the event that
@@ -370,20 +178,14 @@ static void resolve_slot_locked(struct timing_list *list, struct timing_slot *sl
     if (list->immediate) {
         if (slot->read)
             return; /* already emitted, held for its barrier */
-        enum read_outcome outcome = slot_read(slot, &result);
-        if (outcome == READ_NOT_READY)
-            outcome = READ_LOST;
-        emit_timing(list, slot, 0, list->handle, outcome, &result);
+        enum timing_read_outcome outcome = timing_slot_read(slot, &result);
+        if (outcome == TIMING_READ_NOT_READY)
+            outcome = TIMING_READ_LOST;
+        timing_emit(list, slot, 0, list->handle, outcome, &result);
         after_read_immediate(list, slot, outcome, false);
         return;
     }
-    if (list->instance == 0 || list->instance_state != TIMING_INSTANCE_SUBMITTED ||
-        slot->read_execution == list->instance)
-        return;
-    enum read_outcome outcome = slot_read(slot, &result);
-    if (outcome == READ_NOT_READY)
-        outcome = READ_LOST;
-    read_instance_slot(list, slot, outcome, &result);
+    timing_runs_resolve_app_slot_locked(list, slot);
 }
 
 void timing_resolve_app_event(ze_event_handle_t event)
@@ -409,52 +211,87 @@ void timing_resolve_app_event(ze_event_handle_t event)
 
 void timing_release_slots_locked(struct timing_list *list)
 {
+    /* Regular lists: injected events are kept only when no execution can still signal them
+     * (nothing in flight or abandoned, nothing untracked), in the list's stash, as they are
+     * (nothing waits on them, so the list's next appends take them without a reset: a reset
+     * costs a driver call per event). Immediate lists reset them for the pool. */
+    bool recycle = list->context != NULL && (list->immediate || timing_runs_quiet_locked(list));
+    struct timing_inj **stash_tail = &list->stash;
+    while (*stash_tail)
+        stash_tail = &(*stash_tail)->next_free;
     for (struct timing_slot *slot = list->head; slot; slot = slot->next) {
-        clear_app_pending(slot);
+        timing_clear_app_pending(slot);
         if (!slot->inj)
             continue;
-        /* Recycle only an event known to be quiet: reset now, and not possibly in flight. */
-        if (!slot->quarantined && list->context &&
-            zeprof_real.zeEventHostReset(slot->inj->event) == ZE_RESULT_SUCCESS)
+        if (recycle && !list->immediate) {
+            slot->inj->next_free = NULL;
+            *stash_tail = slot->inj;
+            stash_tail = &slot->inj->next_free;
+        } else if (recycle &&
+                   zeprof_real.zeEventHostReset(slot->inj->event) == ZE_RESULT_SUCCESS) {
             timing_pool_give_back(list->context, slot->inj);
-        slot->inj = NULL;
+        }
+        slot->inj = NULL; /* else it stays with its pool until the context goes */
     }
     timing_slots_release(list);
-    if (list->tail_inj) {
-        if (list->context &&
-            zeprof_real.zeEventHostReset(list->tail_inj->event) == ZE_RESULT_SUCCESS)
-            timing_pool_give_back(list->context, list->tail_inj);
-        list->tail_inj = NULL;
-    }
-    list->unprofilable = false;
-    list->instance = 0;
-    list->instance_state = TIMING_INSTANCE_IDLE;
 }
 
-/* A second from now on CLOCK_REALTIME (what the timed locks take). */
-static struct timespec one_second_from_now(void)
+struct timing_inj *timing_take_inj_locked(struct timing_list *list)
+{
+    struct timing_inj *inj = list->stash;
+    if (inj && !list->immediate) {
+        list->stash = inj->next_free;
+        inj->next_free = NULL;
+        return inj;
+    }
+    return timing_pool_take(list->context);
+}
+
+void timing_give_back_inj_locked(struct timing_list *list, struct timing_inj *inj)
+{
+    if (list->immediate) {
+        timing_pool_give_back(list->context, inj); /* never submitted: still unsignalled */
+        return;
+    }
+    inj->next_free = list->stash; /* it may hold an earlier signal */
+    list->stash = inj;
+}
+
+void timing_release_stash_locked(struct timing_list *list)
+{
+    while (list->stash) {
+        struct timing_inj *inj = list->stash;
+        list->stash = inj->next_free;
+        inj->next_free = NULL;
+        if (list->context && zeprof_real.zeEventHostReset(inj->event) == ZE_RESULT_SUCCESS)
+            timing_pool_give_back(list->context, inj);
+    }
+}
+
+/* seconds from now on CLOCK_REALTIME (what the timed locks take). */
+static struct timespec seconds_from_now(time_t seconds)
 {
     struct timespec deadline;
     clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_sec += 1;
+    deadline.tv_sec += seconds;
     return deadline;
 }
 
 void timing_drain_at_exit(void)
 {
     /* Do not hang the exit on a thread that still holds the registry or a list (it may never
-     * return): give up on what stays busy for a second. */
-    struct timespec deadline = one_second_from_now();
+     * return): every lock here is timed, with one deadline for the whole drain, and what stays
+     * busy is skipped. */
+    struct timespec deadline = seconds_from_now(1);
     if (pthread_rwlock_timedrdlock(&timing_registry_lock, &deadline) != 0)
         return;
     for (struct timing_list *list = timing_registry_first_list(); list;
          list = list->next_in_registry) {
-        deadline = one_second_from_now();
         if (pthread_mutex_timedlock(&list->mutex, &deadline) != 0)
             continue;
-        timing_drain_list_locked(list, true);
+        timing_drain_list_locked(list, true, 0);
         pthread_mutex_unlock(&list->mutex);
     }
+    timing_anchor_refresh_locked(true);
     pthread_rwlock_unlock(&timing_registry_lock);
-    timing_anchor_refresh(true);
 }

@@ -44,11 +44,19 @@ static void enable_init(void)
         !zeprof_real.zeEventHostReset || !zeprof_real.zeEventHostSynchronize ||
         !zeprof_real.zeCommandListAppendSignalEvent || !zeprof_real.zeCommandListAppendBarrier ||
         !zeprof_real.zeDeviceGetProperties || !zeprof_real.zeDeviceGetGlobalTimestamps ||
-        !zeprof_real.zeDriverGet || !zeprof_real.zeDeviceGet)
+        !zeprof_real.zeDriverGet || !zeprof_real.zeDeviceGet || !zeprof_real.zeCommandListCreate ||
+        !zeprof_real.zeCommandListClose || !zeprof_real.zeCommandListReset ||
+        !zeprof_real.zeCommandListDestroy || !zeprof_real.zeCommandListAppendEventReset ||
+        !zeprof_real.zeCommandListAppendQueryKernelTimestamps || !zeprof_real.zeMemAllocHost ||
+        !zeprof_real.zeMemFree)
         enabled = false;
-    /* Registered at first use, so it runs before library destructors: LTTng still works. */
-    if (enabled)
+    /* Registered at first use, so it runs before library destructors: LTTng still works. A
+     * forked child starts with an empty engine (it inherits the handler, which then drains only
+     * what the child itself created). */
+    if (enabled) {
         atexit(at_exit);
+        pthread_atfork(NULL, NULL, timing_registry_forget_after_fork);
+    }
 }
 
 bool timing_enabled(void)
@@ -66,36 +74,40 @@ uint64_t timing_next_call_id(void)
 
 /* ---------------------------------------------------------------- command lists ---------- */
 
-/* Under the registry write lock: drop everything about a list (a final drain first). */
-static void list_forget_locked(struct timing_list *list)
+/* Under the registry lock (read or write), the record already out of the registry: a final drain
+ * of what is left, then the record goes. wait_ns: see timing_drain_list_locked. */
+static void list_free(struct timing_list *list, uint64_t wait_ns)
 {
     pthread_mutex_lock(&list->mutex);
-    timing_drain_list_locked(list, true);
+    timing_drain_list_locked(list, true, wait_ns);
     timing_release_slots_locked(list);
+    timing_release_stash_locked(list);
+    if (!list->immediate)
+        timing_runs_release_locked(list, true);
     pthread_mutex_unlock(&list->mutex);
-    pthread_cond_destroy(&list->instance_changed);
     pthread_mutex_destroy(&list->mutex);
     free(list);
 }
 
 static void list_register(ze_command_list_handle_t handle, ze_context_handle_t context,
-                          ze_device_handle_t device, bool immediate, bool in_order)
+                          ze_device_handle_t device, uint32_t ordinal, bool immediate,
+                          bool in_order)
 {
     struct timing_list *list = calloc(1, sizeof *list);
     if (!list)
         return;
     list->handle = handle;
     list->context_handle = context;
+    list->ordinal = ordinal;
     list->immediate = immediate;
     list->in_order = in_order;
     pthread_mutex_init(&list->mutex, NULL);
-    pthread_cond_init(&list->instance_changed, NULL);
 
     pthread_rwlock_wrlock(&timing_registry_lock);
     /* A record under this handle is stale (its destroy was not seen): forget it first. */
     struct timing_list *stale = timing_registry_remove_list(handle);
     if (stale)
-        list_forget_locked(stale);
+        list_free(stale, 0);
     bool added = false;
     list->context = timing_registry_context_get_or_add(context);
     list->device = timing_registry_device_get_or_add(device, &added);
@@ -104,7 +116,6 @@ static void list_register(ze_command_list_handle_t handle, ze_context_handle_t c
     bool ok = list->context && list->device && timing_registry_add_list(list) == 0;
     pthread_rwlock_unlock(&timing_registry_lock);
     if (!ok) {
-        pthread_cond_destroy(&list->instance_changed);
         pthread_mutex_destroy(&list->mutex);
         free(list);
     }
@@ -114,10 +125,11 @@ void zeprof_hook_post_zeCommandListCreate(struct zeprof_args_zeCommandListCreate
                                           struct zeprof_hook_ctx *ctx, ze_result_t result)
 {
     (void)ctx;
-    if (!timing_enabled() || result != ZE_RESULT_SUCCESS || !args->phCommandList)
+    if (!timing_enabled() || result != ZE_RESULT_SUCCESS || !args->phCommandList || !args->desc)
         return;
-    bool in_order = args->desc && (args->desc->flags & TIMING_COMMAND_LIST_FLAG_IN_ORDER);
-    list_register(*args->phCommandList, args->hContext, args->hDevice, false, in_order);
+    bool in_order = args->desc->flags & TIMING_COMMAND_LIST_FLAG_IN_ORDER;
+    list_register(*args->phCommandList, args->hContext, args->hDevice,
+                  args->desc->commandQueueGroupOrdinal, false, in_order);
 }
 
 void zeprof_hook_post_zeCommandListCreateImmediate(
@@ -128,7 +140,8 @@ void zeprof_hook_post_zeCommandListCreateImmediate(
     if (!timing_enabled() || result != ZE_RESULT_SUCCESS || !args->phCommandList)
         return;
     bool in_order = args->altdesc && (args->altdesc->flags & TIMING_COMMAND_QUEUE_FLAG_IN_ORDER);
-    list_register(*args->phCommandList, args->hContext, args->hDevice, true, in_order);
+    uint32_t ordinal = args->altdesc ? args->altdesc->ordinal : 0;
+    list_register(*args->phCommandList, args->hContext, args->hDevice, ordinal, true, in_order);
 }
 
 void zeprof_hook_post_zeCommandListReset(struct zeprof_args_zeCommandListReset *args,
@@ -137,30 +150,53 @@ void zeprof_hook_post_zeCommandListReset(struct zeprof_args_zeCommandListReset *
     (void)ctx;
     if (!timing_enabled() || result != ZE_RESULT_SUCCESS)
         return;
-    /* The list is not in use (Level Zero requires it), so what was appended has completed. */
+    /* The list is not in use (Level Zero requires it), so what was appended has completed; only
+     * the tracer's own list after its last execution may still be finishing. */
     pthread_rwlock_rdlock(&timing_registry_lock);
     struct timing_list *list = timing_registry_list(args->hCommandList);
     if (list) {
         pthread_mutex_lock(&list->mutex);
-        timing_drain_list_locked(list, true);
+        timing_drain_list_locked(list, true, TIMING_RELEASE_WAIT_NS);
         timing_release_slots_locked(list);
-        list->executions = 0;
+        if (!list->immediate)
+            timing_runs_release_locked(list, false);
         pthread_mutex_unlock(&list->mutex);
     }
+    pthread_rwlock_unlock(&timing_registry_lock);
+}
+
+/* Detached before the real destroy: once the driver frees the handle, another thread may get it
+ * back from a create at once, and the registry must not still hold it then. */
+void zeprof_hook_pre_zeCommandListDestroy(struct zeprof_args_zeCommandListDestroy *args,
+                                          struct zeprof_hook_ctx *ctx)
+{
+    ctx->data = NULL;
+    if (!timing_enabled())
+        return;
+    pthread_rwlock_wrlock(&timing_registry_lock);
+    ctx->data = timing_registry_remove_list(args->hCommandList);
     pthread_rwlock_unlock(&timing_registry_lock);
 }
 
 void zeprof_hook_post_zeCommandListDestroy(struct zeprof_args_zeCommandListDestroy *args,
                                            struct zeprof_hook_ctx *ctx, ze_result_t result)
 {
-    (void)ctx;
-    if (!timing_enabled() || result != ZE_RESULT_SUCCESS)
+    struct timing_list *list = ctx->data;
+    if (!list)
         return;
+    if (result != ZE_RESULT_SUCCESS) {
+        /* The list lives on (the handle was not freed, so nobody can have reused it). */
+        pthread_rwlock_wrlock(&timing_registry_lock);
+        bool back = !timing_registry_list(args->hCommandList) &&
+                    timing_registry_add_list(list) == 0;
+        if (!back)
+            list_free(list, 0);
+        pthread_rwlock_unlock(&timing_registry_lock);
+        return;
+    }
     /* After the real destroy: an immediate list's destroy waits for its work, so all is read. */
-    pthread_rwlock_wrlock(&timing_registry_lock);
-    struct timing_list *list = timing_registry_remove_list(args->hCommandList);
-    if (list)
-        list_forget_locked(list);
+    pthread_rwlock_rdlock(&timing_registry_lock);
+    list_free(list, TIMING_RELEASE_WAIT_NS);
     pthread_rwlock_unlock(&timing_registry_lock);
 }
 
@@ -180,7 +216,7 @@ void zeprof_hook_pre_zeContextDestroy(struct zeprof_args_zeContextDestroy *args,
         struct timing_list *next = list->next_in_registry;
         if (list->context_handle == args->hContext) {
             timing_registry_remove_list(list->handle);
-            list_forget_locked(list);
+            list_free(list, 0);
         }
         list = next;
     }
@@ -198,7 +234,10 @@ void zeprof_hook_post_zeEventPoolCreate(struct zeprof_args_zeEventPoolCreate *ar
     (void)ctx;
     if (!timing_enabled() || result != ZE_RESULT_SUCCESS || !args->desc || !args->phEventPool)
         return;
-    /* Only timestamp pools matter: their events are read in place, never swapped. Pools with
+    pthread_rwlock_wrlock(&timing_registry_lock);
+    timing_registry_add_live_pool(*args->phEventPool, args->hContext);
+    pthread_rwlock_unlock(&timing_registry_lock);
+    /* Beyond that, only timestamp pools matter: their events are read in place, never swapped. Pools with
      * timestamps already mapped to host time are not readable as ticks: their events are
      * swapped like any other (see docs/timing.md). */
     if (!(args->desc->flags & ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP) ||
@@ -217,6 +256,7 @@ void zeprof_hook_pre_zeEventPoolDestroy(struct zeprof_args_zeEventPoolDestroy *a
         return;
     pthread_rwlock_wrlock(&timing_registry_lock);
     timing_registry_remove_timestamp_pool(args->hEventPool);
+    timing_registry_remove_live_pool(args->hEventPool);
     pthread_rwlock_unlock(&timing_registry_lock);
 }
 
@@ -226,13 +266,11 @@ void zeprof_hook_post_zeEventCreate(struct zeprof_args_zeEventCreate *args,
     (void)ctx;
     if (!timing_enabled() || result != ZE_RESULT_SUCCESS || !args->phEvent)
         return;
-    /* Most events are not from timestamp pools: look first, write only when needed. */
-    pthread_rwlock_rdlock(&timing_registry_lock);
-    bool timestamps = timing_registry_timestamp_pool_context(args->hEventPool) != NULL;
-    pthread_rwlock_unlock(&timing_registry_lock);
-    if (!timestamps)
-        return;
+    /* Every event is known alive (only those are swapped); timestamp events are also read in
+     * place. */
     pthread_rwlock_wrlock(&timing_registry_lock);
+    timing_registry_add_live_event(*args->phEvent,
+                                   timing_registry_live_pool_context(args->hEventPool));
     ze_context_handle_t context = timing_registry_timestamp_pool_context(args->hEventPool);
     if (context)
         timing_registry_add_app_event(*args->phEvent, context);
@@ -258,6 +296,7 @@ void zeprof_hook_pre_zeEventDestroy(struct zeprof_args_zeEventDestroy *args,
     resolve_before_change(args->hEvent);
     pthread_rwlock_wrlock(&timing_registry_lock);
     free(timing_registry_remove_app_event(args->hEvent));
+    timing_registry_remove_live_event(args->hEvent);
     pthread_rwlock_unlock(&timing_registry_lock);
 }
 

@@ -13,8 +13,9 @@
  * - timing_pool.c: per-context pools of 64 injected events and their free list.
  * - timing_slots.c: slots (one per profiled append) in fixed-size chunks per command list and
  *   the per-list live list.
- * - timing_drain.c: reading completed slots, emitting device_timing, recycling; regular-list
- *   execution instances.
+ * - timing_drain.c: reading completed slots, emitting device_timing, recycling.
+ * - timing_runs.c: regular-list executions ("runs"): the tracer's harvest list submitted after
+ *   each execution, so that a resubmission never waits.
  * - timing_anchor.c: device_properties and clock anchors.
  * - timing_hooks.c / timing_append.c: the hook functions the generated wrappers call.
  *
@@ -113,37 +114,35 @@ struct timing_device {
 
 struct timing_slot;
 struct timing_chunk;
-
-enum timing_instance_state {
-    TIMING_INSTANCE_IDLE = 0,  /* no execution pending a read */
-    TIMING_INSTANCE_CLAIMED,   /* claimed by an execute prologue, not yet submitted */
-    TIMING_INSTANCE_SUBMITTED, /* submitted; timings may be read when complete */
-};
+struct timing_run;
 
 struct timing_list {
     ze_command_list_handle_t handle;    /* Weak */
     ze_context_handle_t context_handle; /* Weak */
     struct timing_context *context;     /* Weak: owned by the registry */
     struct timing_device *device;       /* Weak: owned by the registry */
+    uint32_t ordinal;                   /* the queue group it was created for */
     bool immediate;
     bool in_order;
-    pthread_mutex_t mutex;           /* guards everything below */
-    pthread_cond_t instance_changed; /* signalled when instance_state changes */
+    pthread_mutex_t mutex; /* guards everything below */
     /* Live slots in append order (timing_slots.c). */
     struct timing_slot *head;
     struct timing_slot *tail;
     struct timing_chunk *newest_chunk; /* Owned; older chunks are owned by their live slots */
-    /* Immediate lists: head is the oldest unread slot. Regular lists: one execution instance. */
-    uint64_t executions; /* executions claimed so far */
-    uint64_t instance;   /* execution number pending a read, 0 = none */
-    enum timing_instance_state instance_state;
-    pthread_t instance_claimer;
-    ze_command_queue_handle_t instance_queue;
-    struct timing_slot *cursor; /* first slot not yet read in this instance */
-    /* Regular lists with re-exposing barriers: a tracer barrier appended at close whose event
-     * proves that every barrier of an execution has run (Owned; NULL when not needed). */
-    struct timing_inj *tail_inj;
-    bool unprofilable; /* the tail could not be appended: never claim */
+    /* Regular lists (timing_runs.c): one run per execution. */
+    uint64_t executions;     /* executions claimed so far (the last one's number) */
+    struct timing_run *runs;      /* Owned: in flight, oldest claim first */
+    struct timing_run *runs_tail; /* Weak: the newest claim */
+    struct timing_run *free_runs; /* Owned: ready for reuse */
+    /* Injected events of earlier slots, kept across list resets for the next appends (Owned,
+     * linked by next_free, possibly signalled: regular lists never need them reset). */
+    struct timing_inj *stash;
+    uint64_t layout;         /* bumped whenever the armed slots change: harvests are rebuilt */
+    /* Injected events of a regular list stay signalled between executions (nothing waits on
+     * them; each signal overwrites the timestamps). untracked: an execution ran without a done
+     * marker, so nothing is known of the events until the list is reset or destroyed. */
+    bool untracked;
+    bool no_harvest; /* the queue group refuses timestamp queries (copy-only): read on the host */
     /* Registry iteration (under the registry lock). */
     struct timing_list *prev_in_registry;
     struct timing_list *next_in_registry;
@@ -180,6 +179,17 @@ void timing_registry_remove_kernel(ze_kernel_handle_t handle);
 int timing_registry_add_timestamp_pool(ze_event_pool_handle_t handle, ze_context_handle_t ctx);
 void timing_registry_remove_timestamp_pool(ze_event_pool_handle_t handle);
 int timing_registry_add_app_event(ze_event_handle_t handle, ze_context_handle_t ctx);
+/* Every event (and pool) the application created and has not destroyed: only events known alive
+ * are ever swapped, anything else goes to the driver untouched (it reports the error). */
+bool timing_registry_event_alive(ze_event_handle_t handle);
+int timing_registry_add_live_event(ze_event_handle_t handle, ze_context_handle_t ctx);
+void timing_registry_remove_live_event(ze_event_handle_t handle);
+int timing_registry_add_live_pool(ze_event_pool_handle_t handle, ze_context_handle_t ctx);
+void timing_registry_remove_live_pool(ze_event_pool_handle_t handle);
+ze_context_handle_t timing_registry_live_pool_context(ze_event_pool_handle_t handle);
+/* The child of a fork: forget the parent's records without touching them (their Level Zero
+ * objects and locks belong to the parent); the engine starts empty. */
+void timing_registry_forget_after_fork(void);
 struct timing_app_event *timing_registry_remove_app_event(ze_event_handle_t handle);
 /* Removes and returns the context record (its lists must already be gone). */
 struct timing_context *timing_registry_remove_context(ze_context_handle_t handle);
@@ -199,10 +209,13 @@ struct timing_slot {
     ze_event_handle_t app_event;  /* the app's timestamp event, read in place (no inj) */
     ze_event_handle_t user_event; /* the application's event, re-exposed after the append */
     uint64_t call_id;
-    uint64_t read_execution; /* regular lists: last execution read */
+    /* Regular lists, application timestamp events: the execution that signals it next, its
+     * queue, and the last execution read (or reported lost). */
+    uint64_t app_execution;
+    ze_command_queue_handle_t app_queue;
+    uint64_t read_execution;
     bool armed;              /* the real append succeeded */
     bool lost;               /* app timestamp event re-signalled before a read */
-    bool quarantined;        /* inj may still be signalled: never recycle it */
     bool read;               /* immediate lists: timing emitted, slot held (below) */
     /* A re-exposing barrier waits on inj: inj may be reset only once that barrier has run,
      * which a later command's completion proves (the in-order successor; see timing_drain.c). */
@@ -225,24 +238,68 @@ void timing_slots_release(struct timing_list *list);
 /* ------------------------------------------------------------------------------------------ */
 /* timing_drain.c                                                                              */
 
+enum timing_read_outcome {
+    TIMING_READ_OK,
+    TIMING_READ_NOT_READY,
+    TIMING_READ_LOST,
+};
+
 /* Every live list: read what has completed. Lists another thread holds are skipped. */
 void timing_drain_all(void);
-/* Under list->mutex. final: whatever cannot be read now is reported lost (reset, destroy, exit). */
-void timing_drain_list_locked(struct timing_list *list, bool final);
+/* Under list->mutex. final: whatever cannot be read now is reported lost (reset, destroy, exit);
+ * wait_ns: how long a final drain may wait for the tracer's own markers of executions that the
+ * application already knows complete (0 at exit). */
+void timing_drain_list_locked(struct timing_list *list, bool final, uint64_t wait_ns);
 /* Under list->mutex: drain at most max completed slots (an append's cheap opportunistic drain). */
 void timing_drain_some_locked(struct timing_list *list, unsigned max);
-/* Regular lists, execute prologue: finish the previous instance (waiting), claim the next.
- * Called without the registry lock (it takes it itself, after any wait). */
-void timing_claim_execution(struct timing_list *list, ze_command_queue_handle_t queue);
-void timing_finish_claim(struct timing_list *list, bool submitted);
 /* Resolve the slot waiting on an application timestamp event (read now, or lost). */
 void timing_resolve_app_event(ze_event_handle_t event);
 /* Under list->mutex: release every slot (after a final drain), recycling what is safe. */
 void timing_release_slots_locked(struct timing_list *list);
-/* Close prologue of a regular list: append the tail barrier when one is needed. */
-void timing_close_list(struct timing_list *list);
+/* Under list->mutex: an injected event for a new slot (a regular list's stash first). */
+struct timing_inj *timing_take_inj_locked(struct timing_list *list);
+/* Under list->mutex: an injected event that was never submitted goes back. */
+void timing_give_back_inj_locked(struct timing_list *list, struct timing_inj *inj);
+/* Under list->mutex: the stash goes back to the pool, reset (list destroy). */
+void timing_release_stash_locked(struct timing_list *list);
 /* Exit: final drain of every list (registered with atexit at first use). */
 void timing_drain_at_exit(void);
+/* Reading one slot's event on the host, and emitting device_timing. */
+enum timing_read_outcome timing_slot_read(const struct timing_slot *slot,
+                                          ze_kernel_timestamp_result_t *result);
+void timing_emit(const struct timing_list *list, const struct timing_slot *slot,
+                 uint64_t execution, const void *queue, enum timing_read_outcome outcome,
+                 const ze_kernel_timestamp_result_t *result);
+/* The app-event record no longer waits on this slot. */
+void timing_clear_app_pending(struct timing_slot *slot);
+
+/* ------------------------------------------------------------------------------------------ */
+/* timing_runs.c: regular-list executions                                                      */
+
+/* One execute call: the application's lists with the tracer's list after each profiled one. */
+struct timing_execute;
+/* Pre hook: claims a run for every profiled regular list, never waiting, and puts the array for
+ * the driver in *count and *lists (the application's are kept). NULL: no list is profiled, the
+ * arguments are untouched. */
+struct timing_execute *timing_execute_begin(ze_command_queue_handle_t queue, uint32_t *count,
+                                            ze_command_list_handle_t **lists);
+/* Post hook: gives the application's array back; the runs are in flight (submitted) or never
+ * ran. Frees execute. */
+void timing_execute_end(struct timing_execute *execute, bool submitted, uint32_t *count,
+                        ze_command_list_handle_t **lists);
+/* Under list->mutex: read the runs whose done marker is signalled. final: wait up to wait_ns for
+ * the rest, report what stays unread as lost. */
+void timing_runs_drain_locked(struct timing_list *list, bool final, uint64_t wait_ns);
+/* Under list->mutex: build the harvest for the next execution ahead of time (list close), so that
+ * the execute itself only claims. */
+void timing_runs_prepare_locked(struct timing_list *list);
+/* Under list->mutex: regular list reset (keep: runs are reused) or destroy (free everything). */
+void timing_runs_release_locked(struct timing_list *list, bool destroy);
+/* Under list->mutex: the app's timestamp event of a regular-list slot is about to change. */
+void timing_runs_resolve_app_slot_locked(struct timing_list *list, struct timing_slot *slot);
+/* No execution of the list can still signal its injected events (none in flight or abandoned,
+ * none untracked). */
+bool timing_runs_quiet_locked(const struct timing_list *list);
 
 /* ------------------------------------------------------------------------------------------ */
 /* timing_anchor.c                                                                             */
@@ -251,6 +308,8 @@ void timing_drain_at_exit(void);
 void timing_anchor_discover(struct timing_device *device);
 /* A new anchor for each device whose last one is older than the refresh period. */
 void timing_anchor_refresh(bool force);
+/* The same, under the registry lock the caller holds (the exit drain's timed one). */
+void timing_anchor_refresh_locked(bool force);
 
 /* ------------------------------------------------------------------------------------------ */
 /* timing_hooks.c                                                                              */
@@ -266,6 +325,8 @@ void timing_append_pre_generic(ze_command_list_handle_t list, ze_event_handle_t 
 void timing_append_post_generic(ze_command_list_handle_t list, ze_event_handle_t *signal,
                                 const char *function, struct zeprof_hook_ctx *ctx,
                                 ze_result_t result);
+/* How long list reset and destroy wait for the tracer's own lists to finish. */
+#define TIMING_RELEASE_WAIT_NS UINT64_C(1000000000)
 uint64_t timing_next_call_id(void);
 
 #endif /* ZEPROF_TIMING_INTERNAL_H */

@@ -21,6 +21,8 @@ static struct timing_map lists;           /* ze_command_list_handle_t -> timing_
 static struct timing_map kernels;         /* ze_kernel_handle_t -> char * (Owned) */
 static struct timing_map timestamp_pools; /* ze_event_pool_handle_t -> ze_context_handle_t */
 static struct timing_map app_events;      /* ze_event_handle_t -> timing_app_event */
+static struct timing_map live_events;     /* ze_event_handle_t -> ze_context_handle_t (or 1) */
+static struct timing_map live_pools;      /* ze_event_pool_handle_t -> ze_context_handle_t (or 1) */
 static struct timing_list *first_list;    /* every registered list, for drains */
 
 static uint64_t key_of(const void *handle)
@@ -166,6 +168,80 @@ struct timing_app_event *timing_registry_remove_app_event(ze_event_handle_t hand
     return timing_map_remove(&app_events, key_of(handle));
 }
 
+/* A set's value must be non-NULL to be found; a NULL context owns nothing anyway. */
+static void *context_value(ze_context_handle_t ctx)
+{
+    return ctx ? (void *)ctx : (void *)1;
+}
+
+bool timing_registry_event_alive(ze_event_handle_t handle)
+{
+    return timing_map_get(&live_events, key_of(handle)) != NULL;
+}
+
+int timing_registry_add_live_event(ze_event_handle_t handle, ze_context_handle_t ctx)
+{
+    return timing_map_put(&live_events, key_of(handle), context_value(ctx));
+}
+
+void timing_registry_remove_live_event(ze_event_handle_t handle)
+{
+    timing_map_remove(&live_events, key_of(handle));
+}
+
+int timing_registry_add_live_pool(ze_event_pool_handle_t handle, ze_context_handle_t ctx)
+{
+    return timing_map_put(&live_pools, key_of(handle), context_value(ctx));
+}
+
+void timing_registry_remove_live_pool(ze_event_pool_handle_t handle)
+{
+    timing_map_remove(&live_pools, key_of(handle));
+}
+
+ze_context_handle_t timing_registry_live_pool_context(ze_event_pool_handle_t handle)
+{
+    void *value = timing_map_get(&live_pools, key_of(handle));
+    return value == (void *)1 ? NULL : value;
+}
+
+/* The parent's registry as a forked child inherited it: kept reachable, never used. */
+struct inherited_registry {
+    struct inherited_registry *older; /* a child of a child keeps its parent's too */
+    struct timing_map maps[8];
+    struct timing_list *first_list;
+};
+static struct inherited_registry *inherited;
+
+void timing_registry_forget_after_fork(void)
+{
+    /* The child is single-threaded here. Locks another thread of the parent held stay held in
+     * the child: start from fresh ones. The records, their mutexes and the Level Zero objects
+     * they name belong to the parent: left untouched, and kept reachable (a one-time cost in the
+     * child, not a leak for leak checkers). */
+    timing_registry_lock = (pthread_rwlock_t)PTHREAD_RWLOCK_INITIALIZER;
+    timing_app_event_mutex = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+    struct inherited_registry *keep = malloc(sizeof *keep);
+    if (keep) {
+        *keep = (struct inherited_registry){
+            inherited,
+            {contexts, devices, lists, kernels, timestamp_pools, app_events, live_events,
+             live_pools},
+            first_list,
+        };
+        inherited = keep;
+    }
+    timing_map_init(&contexts);
+    timing_map_init(&devices);
+    timing_map_init(&lists);
+    timing_map_init(&kernels);
+    timing_map_init(&timestamp_pools);
+    timing_map_init(&app_events);
+    timing_map_init(&live_events);
+    timing_map_init(&live_pools);
+    first_list = NULL;
+}
+
 struct timing_context *timing_registry_remove_context(ze_context_handle_t handle)
 {
     return timing_map_remove(&contexts, key_of(handle));
@@ -212,6 +288,14 @@ void timing_registry_forget_app_objects(ze_context_handle_t ctx)
     timing_map_for_each(&app_events, collect_event_if_context, &request);
     for (size_t i = 0; i < request.count; i++)
         free(timing_map_remove(&app_events, request.keys[i]));
+    request.count = 0;
+    timing_map_for_each(&live_events, collect_if_context, &request);
+    for (size_t i = 0; i < request.count; i++)
+        timing_map_remove(&live_events, request.keys[i]);
+    request.count = 0;
+    timing_map_for_each(&live_pools, collect_if_context, &request);
+    for (size_t i = 0; i < request.count; i++)
+        timing_map_remove(&live_pools, request.keys[i]);
     free(request.keys);
 }
 

@@ -50,8 +50,6 @@ void timing_slot_remove(struct timing_list *list, struct timing_slot *slot)
 {
     struct timing_chunk *chunk = slot->chunk;
 
-    if (list->cursor == slot)
-        list->cursor = slot->next;
     if (slot->prev)
         slot->prev->next = slot->next;
     else
@@ -72,5 +70,4 @@ void timing_slots_release(struct timing_list *list)
         timing_slot_remove(list, list->head);
     free(list->newest_chunk);
     list->newest_chunk = NULL;
-    list->cursor = NULL;
 }

@@ -272,7 +272,10 @@ static void scenario_two_threads(struct app *app)
         APP_CHECK(pthread_create(&threads[i], NULL, execute_four_times, &executors[i]) == 0);
     for (int i = 0; i < 2; i++)
         APP_CHECK(pthread_join(threads[i], NULL) == 0);
+    /* Executions of one list overlapping on two queues cannot be told apart: each is measured
+     * or reported lost, never misattributed. */
     expect("timings", 3 * 8);
+    expect("lost_max", 3 * 8);
     expect("executions", 8);
     APP_OK(zeCommandListDestroy(list));
 }
