@@ -2,6 +2,7 @@
  * dump: -t, every event as one text line:
  *   <ns from origin> <hostname> <provider:event> { vpid = 1, vtid = 1, ... } { field = value, ... }
  * in the order the reader delivers them (time order per host). Borrows the event.
+ * The lines go through a memory stream and reach the final stream (stdout) in whole lines only.
  */
 #ifndef ZM_DUMP_H
 #define ZM_DUMP_H
@@ -10,6 +11,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* The stream to give zm_dump_event (NULL if out of memory); its lines go on to `final`. */
+FILE *zm_dump_begin(FILE *final);
 void zm_dump_event(FILE *out, const char *hostname, int64_t ns, const bt_event *event);
+
+/* Passes the remaining lines on and closes; -1 if any write failed. */
+int zm_dump_end(void);
 
 #endif
