@@ -13,6 +13,7 @@
 #include "supervise.h"
 #include "tally.h"
 #include "timeline.h"
+#include "utf8.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,9 +32,10 @@ static json_t *devices_json(const struct zm_model *model)
         for (size_t j = 0; j < device->clock.count; j++)
             json_array_append_new(uncertainties,
                                   json_integer(device->clock.anchors[j].uncertainty_ns));
-        json_array_append_new(devices, json_pack("{s:s, s:I, s:s, s:I, s:I, s:o}", "hostname",
-                                                 model->hosts[device->host].hostname, "pid",
-                                                 (json_int_t)device->pid, "device", device->name,
+        json_array_append_new(devices, json_pack("{s:o, s:I, s:o, s:I, s:I, s:o}", "hostname",
+                                                 zm_json_string(model->hosts[device->host].hostname),
+                                                 "pid", (json_int_t)device->pid, "device",
+                                                 zm_json_string(device->name),
                                                  "timer_hz", (json_int_t)device->clock.timer_hz,
                                                  "anchors", (json_int_t)device->clock.count,
                                                  "anchor_uncertainty_ns", uncertainties));
