@@ -130,10 +130,12 @@ static void die_by(int signal_number)
 static void print_failure(const char *reason, const char *incomplete_output)
 {
     const char *head = shared->line_head[0] ? shared->line_head : "Failed to merge";
+    /* "Failed to read trace: path=…, reason=…" or "Failed to place hosts: reason=…" */
+    const char *joint = strchr(head, ':') ? ", " : ": ";
     if (incomplete_output && atomic_load(&shared->output_started))
-        fprintf(stderr, "%s, reason=%s; %s\n", head, reason, incomplete_output);
+        fprintf(stderr, "%s%sreason=%s; %s\n", head, joint, reason, incomplete_output);
     else
-        fprintf(stderr, "%s, reason=%s\n", head, reason);
+        fprintf(stderr, "%s%sreason=%s\n", head, joint, reason);
 }
 
 /* Waits for the child, feeding the watchdog; returns main's exit status. */

@@ -37,13 +37,18 @@ static uint64_t load64(const unsigned char *p, bool big)
 /* Reads all of `path` (at most `limit` bytes); NULL with errno set, or EFBIG when larger. */
 static unsigned char *read_all(const char *path, size_t limit, size_t *size)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* Non-blocking: a FIFO in place of a file must not hang the open. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return NULL;
     struct stat info;
     unsigned char *data = NULL;
     if (fstat(fd, &info) != 0)
         goto end;
+    if (!S_ISREG(info.st_mode)) {
+        errno = EINVAL;
+        goto end;
+    }
     if ((uint64_t)info.st_size > limit) {
         errno = EFBIG;
         goto end;
@@ -76,7 +81,9 @@ static char *metadata_text(const char *directory, char *why, size_t why_size)
     size_t size = 0;
     unsigned char *data = read_all(path, METADATA_MAX_BYTES, &size);
     if (!data) {
-        if (errno != EFBIG)
+        if (errno == EINVAL)
+            snprintf(why, why_size, "the metadata is not a regular file");
+        else if (errno != EFBIG)
             snprintf(why, why_size, "cannot read the metadata (%s)", strerror(errno));
         return NULL;
     }
@@ -97,8 +104,9 @@ static char *metadata_text(const char *directory, char *why, size_t why_size)
             snprintf(why, why_size, "corrupt metadata: packet %zu has a bad magic number", packet);
             goto bad;
         }
+        /* A last packet whose padding runs past the end is read fine; its content must not. */
         if (packet_bits % 8 || content_bits % 8 || content_bits > packet_bits ||
-            content_bits < METADATA_HEADER_BYTES * 8 || packet_bits / 8 > left) {
+            content_bits < METADATA_HEADER_BYTES * 8 || content_bits / 8 > left) {
             snprintf(why, why_size,
                      "corrupt metadata: packet %zu declares content %llu bits in %llu bits, "
                      "%llu bytes left in the file",
@@ -115,7 +123,7 @@ static char *metadata_text(const char *directory, char *why, size_t why_size)
         size_t length = (size_t)(content_bits / 8) - METADATA_HEADER_BYTES;
         memcpy(text + text_length, header + METADATA_HEADER_BYTES, length);
         text_length += length;
-        offset += (size_t)(packet_bits / 8);
+        offset += packet_bits / 8 < left ? (size_t)(packet_bits / 8) : (size_t)left;
     }
     free(data);
     if (text)
@@ -248,10 +256,13 @@ static int check_index(const char *directory, const char *name, uint64_t stream_
     snprintf(path, sizeof(path), "%s/index/%s.idx", directory, name);
     size_t size = 0;
     unsigned char *data = read_all(path, UINT32_MAX, &size);
-    if (!data)
-        return errno == ENOENT ? 0 : (snprintf(why, why_size, "cannot read index %s.idx (%s)",
-                                               name, strerror(errno)),
-                                      -1);
+    if (!data) {
+        if (errno == ENOENT)
+            return 0;
+        snprintf(why, why_size, "cannot read index %s.idx (%s)", name,
+                 errno == EINVAL ? "not a regular file" : strerror(errno));
+        return -1;
+    }
     int status = -1;
     uint32_t entry_bytes = size >= INDEX_HEADER_BYTES ? load32(data + 12, true) : 0;
     if (size < INDEX_HEADER_BYTES || load32(data, true) != INDEX_MAGIC ||
