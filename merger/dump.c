@@ -32,8 +32,10 @@ static void pass_on(void)
     if (lines.size == 0)
         return;
     zm_supervise_output_started();
+    zm_supervise_output_wait(1);
     if (fwrite(lines.data, 1, lines.size, lines.final) != lines.size || fflush(lines.final) != 0)
         lines.failed = true;
+    zm_supervise_output_wait(0);
     rewind(lines.memory);
 }
 

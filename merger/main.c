@@ -142,6 +142,7 @@ static int merge(void *context, char *reason, int reason_size)
         goto error;
     }
     dump = NULL;
+    zm_supervise_output_wait(1); /* stdout may be a pipe to a slow reader */
     if (!options->dump) {
         int printed = options->json ? zm_tally_print_json(stdout, &model, &stats, &placement)
                                     : zm_tally_print_text(stdout, &model, &stats, &placement);
@@ -150,6 +151,7 @@ static int merge(void *context, char *reason, int reason_size)
             goto error;
         }
     }
+    zm_supervise_output_wait(0);
     status = 0;
     goto end;
 error:

@@ -24,6 +24,7 @@
 struct shared {
     atomic_uint_fast64_t heartbeat;
     atomic_int output_started;
+    atomic_int output_waiting; /* blocked on a reader, not stalled */
     char line_head[LINE_SIZE];
     char line[LINE_SIZE];
     char temp_path[PATH_MAX + 32];
@@ -52,6 +53,14 @@ void zm_supervise_temp_file(const char *path)
 {
     if (in_child)
         snprintf(shared->temp_path, sizeof(shared->temp_path), "%s", path ? path : "");
+}
+
+void zm_supervise_output_wait(int waiting)
+{
+    if (in_child) {
+        atomic_store(&shared->output_waiting, waiting != 0);
+        zm_supervise_progress();
+    }
 }
 
 void zm_supervise_output_started(void)
@@ -183,7 +192,7 @@ static int watch(pid_t child, int errors_fd, const char *incomplete_output)
         }
         uint64_t beat = atomic_load(&shared->heartbeat);
         double now = seconds_now();
-        if (beat != last_beat) {
+        if (beat != last_beat || atomic_load(&shared->output_waiting)) {
             last_beat = beat;
             last_change = now;
         } else if (now - last_change > stall) {

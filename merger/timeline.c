@@ -329,8 +329,12 @@ static int name_unnamed(struct zm_timeline *timeline)
 /* Puts the finished file in place: into a FIFO or device, else renamed over the target. */
 static int publish(struct zm_timeline *timeline)
 {
-    if (timeline->special)
-        return copy_into_target(timeline);
+    if (timeline->special) {
+        zm_supervise_output_wait(1); /* a FIFO's reader may take its time */
+        int status = copy_into_target(timeline);
+        zm_supervise_output_wait(0);
+        return status;
+    }
     if (timeline->unnamed && name_unnamed(timeline) != 0)
         return -1;
     if (rename(timeline->temp_path, timeline->target) != 0)

@@ -321,8 +321,12 @@ int zm_validate_trace(const char *directory, char *why, size_t why_size)
             continue;
         if (info.st_size == 0)
             continue; /* an empty stream: babeltrace2 skips it */
-        if (layout)
+        if (layout) {
             status = check_stream(path, entry->d_name, big, why, why_size);
+        } else if (access(path, R_OK) != 0) {
+            snprintf(why, why_size, "cannot read stream %s (%s)", entry->d_name, strerror(errno));
+            status = -1;
+        }
         if (status == 0)
             status = check_index(directory, entry->d_name, (uint64_t)info.st_size, why, why_size);
     }

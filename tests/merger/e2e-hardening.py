@@ -6,7 +6,7 @@
       the one line, both refused by the framing checks and (ZEPROF_MERGE_SKIP_VALIDATION=1)
       contained by the supervisor alone;
   nothing-half-written: no FILE.tmp.* after a failure, a crash, a stall, SIGTERM, SIGINT or
-      SIGKILL of zeprof-merge, and no worker left running;
+      SIGKILL of zeprof-merge, and no worker left running; a slow reader is not a stall;
   output-target: -l through a symlink, into a FIFO and a device node, which stay what they are;
   names: a kernel name that is not UTF-8 keeps its row (-j) and the timeline stays valid JSON;
   reasons: a symlinked trace directory is read, an unreadable one says permission denied (as
@@ -194,6 +194,20 @@ def nothing_half_written(merge, good, work, stalling):
         print(f"{case}: exit {status}, no worker, no temporary file")
 
 
+def slow_reader(merge, good):
+    """A worker blocked on a slow reader of its output is waiting, not stalled."""
+    env = dict(os.environ, ZEPROF_MERGE_STALL_SECONDS="1")
+    expected = run([merge, "-t", good]).stdout.count(b"\n") * 20
+    process = subprocess.Popen([merge, "-t", *[good] * 20], env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
+    time.sleep(4)  # the pipe fills up long before
+    stdout, stderr = process.communicate(timeout=120)
+    expect(process.returncode == 0, f"slow reader: exit {process.returncode} {stderr!r}")
+    lines = stdout.count(b"\n")
+    expect(lines == expected, f"slow reader: {lines} lines of {expected}")
+    print(f"slow reader: {expected} lines after a 4 s pause, stall limit 1 s")
+
+
 def output_targets(merge, good, work):
     # A symlink: the file it points to is written, the link stays.
     real = os.path.join(work, "real-timeline.json")
@@ -350,6 +364,7 @@ def main():
         expect(run([merge, good]).returncode == 0, "the good trace fails")
         stalling = never_abort_never_hang(merge, good, work)
         nothing_half_written(merge, good, work, stalling)
+        slow_reader(merge, good)
         output_targets(merge, good, work)
         names(merge, good, work)
         reasons(merge, good, work)
