@@ -160,12 +160,14 @@ static int watch(pid_t child, int errors_fd, const char *incomplete_output)
     uint64_t last_beat = atomic_load(&shared->heartbeat);
     double last_change = seconds_now();
     bool stalled = false, exited = false;
+    int after_eof = 0; /* polls since the pipe closed: the worker is exiting, reap it soon */
     int wait_status = 0;
     while (!exited) {
-        /* The pipe's end of file says the child is gone at once (no polling delay on success);
-         * the timeout keeps the watchdog and the signal flag checked meanwhile. */
+        /* The pipe's end of file says the child is exiting (no polling delay on success); the
+         * timeout keeps the watchdog and the signal flag checked meanwhile. */
         struct pollfd ready = {.fd = errors_fd, .events = POLLIN};
-        if (poll(&ready, errors_fd >= 0 ? 1 : 0, errors_fd >= 0 ? 250 : 20) > 0) {
+        int timeout_ms = errors_fd >= 0 ? 250 : after_eof++ < 100 ? 1 : 20;
+        if (poll(&ready, errors_fd >= 0 ? 1 : 0, timeout_ms) > 0) {
             char buffer[4096];
             ssize_t n = read(errors_fd, buffer, sizeof(buffer));
             if (n > 0) {
