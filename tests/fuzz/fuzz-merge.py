@@ -5,8 +5,9 @@ temporary file, and never trip a sanitizer (docs/merger.md, "Guarantees").
   fuzz-merge.py [--cases N] [--seed S] [--jobs J] [--keep DIR] [--trace DIR]...
                 MERGE GEN_TRACE RECORD_TRACE
 
-Seed traces: recorded here from gen-trace (golden, and golden with tiny buffers: many packets,
-discarded events), plus any --trace DIR. Case i of seed S is reproducible on its own: its
+Seed traces: recorded here from gen-trace when LTTng is there (golden, and golden with tiny
+buffers: many packets, discarded events), plus any --trace DIR (CI adds the checked-in golden
+traces of tests/merger/golden, so the campaign runs without LTTng too). Case i of seed S is reproducible on its own: its
 mutations come from random.Random(f"{S}:{i}"). Each case copies a seed trace, applies one to three
 mutations (bit flips, truncation, packet and metadata size fields, timestamps, metadata text
 edits, index edits, files removed or emptied) and runs zeprof-merge with one of -j, -e, -t, -l
