@@ -57,7 +57,6 @@ struct class_info {
     int member[M_COUNT];  /* payload member index, or -1 */
     bool member_signed[M_COUNT];
     int vpid, vtid; /* common context member index, or -1 */
-    bool has_clock; /* the stream class has a default clock: events carry a timestamp */
     const char *invalid; /* why events of this class cannot be read, or NULL (static text) */
     enum remote_mark frame_mark; /* ZM_EVENT_FRAME: which of the four marks */
 };
@@ -209,8 +208,7 @@ static const struct class_info *class_info_for(struct reader *reader, const bt_e
     bool unused, vpid_integer = true, vtid_integer = true;
     info->vpid = find_member_typed(context, "vpid", &unused, &vpid_integer);
     info->vtid = find_member_typed(context, "vtid", &unused, &vtid_integer);
-    info->has_clock = bt_stream_class_borrow_default_clock_class_const(stream_class) != NULL;
-    if (!info->has_clock)
+    if (!bt_stream_class_borrow_default_clock_class_const(stream_class))
         info->invalid = "events without a timestamp (the stream class has no clock)";
     else if (!vpid_integer || !vtid_integer)
         info->invalid = "the stream's vpid or vtid is not an integer";
