@@ -619,6 +619,7 @@ static int emit(void *context, int64_t axis_ns, uint32_t host, const void *paylo
     struct zm_timeline *timeline = context;
     struct zm_out *text = &timeline->text;
     (void)length;
+    zm_supervise_progress(); /* writing millions of records is progress, not a stall */
     if (!timeline->have_origin) {
         timeline->have_origin = true;
         timeline->origin_ns = axis_ns;
