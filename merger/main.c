@@ -115,6 +115,7 @@ static int merge(void *context, char *reason, int reason_size)
         snprintf(reason, (size_t)reason_size, "Failed to start: reason=out of memory");
         goto error;
     }
+    zm_supervise_watch(1);
     for (int i = 0; i < options->path_count; i++) {
         zm_escape_line(escaped, sizeof(escaped), options->paths[i]);
         snprintf(head, sizeof(head), "Failed to read trace: path=%s", escaped);
@@ -123,6 +124,7 @@ static int merge(void *context, char *reason, int reason_size)
                            reason_size) != 0)
             goto error;
     }
+    zm_supervise_watch(0);
     zm_supervise_context("Failed to place hosts");
     if (place_hosts(&model, &placement, reason, reason_size) != 0)
         goto error;

@@ -25,6 +25,7 @@ struct shared {
     atomic_uint_fast64_t heartbeat;
     atomic_int output_started;
     atomic_int output_waiting; /* blocked on a reader, not stalled */
+    atomic_int watching;       /* reading traces: a stopped heartbeat is a stall */
     char line_head[LINE_SIZE];
     char line[LINE_SIZE];
     char temp_path[PATH_MAX + 32];
@@ -53,6 +54,14 @@ void zm_supervise_temp_file(const char *path)
 {
     if (in_child)
         snprintf(shared->temp_path, sizeof(shared->temp_path), "%s", path ? path : "");
+}
+
+void zm_supervise_watch(int watching)
+{
+    if (in_child) {
+        atomic_store(&shared->watching, watching != 0);
+        zm_supervise_progress();
+    }
 }
 
 void zm_supervise_output_wait(int waiting)
@@ -194,7 +203,8 @@ static int watch(pid_t child, int errors_fd, const char *incomplete_output)
         }
         uint64_t beat = atomic_load(&shared->heartbeat);
         double now = seconds_now();
-        if (beat != last_beat || atomic_load(&shared->output_waiting)) {
+        if (beat != last_beat || atomic_load(&shared->output_waiting) ||
+            !atomic_load(&shared->watching)) {
             last_beat = beat;
             last_change = now;
         } else if (now - last_change > stall) {
@@ -214,7 +224,9 @@ static int watch(pid_t child, int errors_fd, const char *incomplete_output)
     if (stalled) {
         remove_temp_file();
         snprintf(reason, sizeof(reason),
-                 "corrupt trace: the CTF decoder made no progress for %u s and was stopped", stall);
+                 "corrupt trace: the CTF decoder made no progress for %u s and was stopped "
+                 "(ZEPROF_MERGE_STALL_SECONDS)",
+                 stall);
         print_failure(reason, incomplete_output);
         return 2;
     }
@@ -227,8 +239,11 @@ static int watch(pid_t child, int errors_fd, const char *incomplete_output)
             signal_number == SIGHUP || terminating)
             die_by(terminating ? terminating : signal_number);
         const char *name = sigabbrev_np(signal_number);
-        snprintf(reason, sizeof(reason), "corrupt trace: the CTF decoder crashed (SIG%s)",
-                 name ? name : "?");
+        if (strncmp(shared->line_head, "Failed to read trace", 20) == 0)
+            snprintf(reason, sizeof(reason), "corrupt trace: the CTF decoder crashed (SIG%s)",
+                     name ? name : "?");
+        else
+            snprintf(reason, sizeof(reason), "internal error (SIG%s)", name ? name : "?");
         print_failure(reason, incomplete_output);
         return 2;
     }

@@ -35,6 +35,9 @@ void zm_supervise_progress(void);
 void zm_supervise_context(const char *line_head);
 /* A named temporary file the parent removes if the child dies (NULL: none any more). */
 void zm_supervise_temp_file(const char *path);
+/* Around the reading of traces (libbabeltrace2 inside): only then does a stopped heartbeat count
+ * as a stall. Our own later phases (placement, timeline, tally) are only crash-contained. */
+void zm_supervise_watch(int watching);
 /* Around writes that may block on the reader (a pipe to `less`, a FIFO): no stall while inside. */
 void zm_supervise_output_wait(int waiting);
 /* Output meant for stdout has begun (-t): a later failure says it is incomplete. */

@@ -237,7 +237,14 @@ MUTATIONS = [(bit_flips, 3), (truncation, 1), (stream_field, 3), (metadata_field
 def mutate(rng, folder):
     chosen = rng.choices([m for m, _ in MUTATIONS], weights=[w for _, w in MUTATIONS],
                          k=rng.choice([1, 1, 1, 2, 3]))
-    return [mutation(rng, folder) for mutation in chosen]
+    done = []
+    for mutation in chosen:
+        try:
+            done.append(mutation(rng, folder))
+        except (OSError, IndexError, TypeError):
+            # An earlier mutation removed or emptied what this one edits.
+            done.append(f"{mutation.__name__}: nothing left to mutate")
+    return done
 
 
 # ---- Running one case ----------------------------------------------------------------------
@@ -331,6 +338,7 @@ def main():
     parser.add_argument("--first", type=int, default=0, help="index of the first case")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--keep", help="where failing cases are kept")
+    parser.add_argument("--progress", type=int, default=0, help="report every N cases")
     parser.add_argument("--trace", action="append", default=[], help="another seed trace")
     parser.add_argument("merge")
     parser.add_argument("gen_trace")
@@ -366,6 +374,10 @@ def main():
                 crashes += "decoder crashed" in outcome["reason"]
                 stalls += "no progress" in outcome["reason"]
                 slowest = max(slowest, outcome["seconds"])
+                finished = counts[0] + counts[2] + len(failed) + 1
+                if args.progress and finished % args.progress == 0:
+                    print(f"fuzz-merge: {finished} of {args.cases} cases done, "
+                          f"{time.monotonic() - started:.0f} s", flush=True)
                 if outcome["problems"]:
                     failed.append(outcome)
                     kept = os.path.join(keep, os.path.basename(outcome["dir"]))
