@@ -678,6 +678,8 @@ end:
     bt_value_put_ref(params);
     bt_plugin_put_ref(ctf);
     bt_plugin_put_ref(utils);
+    /* Tearing a failed graph down may report more causes: never leave an error behind. */
+    bt_current_thread_clear_error();
     free(reader.classes);
     forget_trace_dirs();
     zm_map_release(&reader.class_index);
