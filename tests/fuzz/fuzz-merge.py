@@ -273,7 +273,8 @@ def run_case(merge, seeds, seed, index, work):
     env = dict(os.environ,
                ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "detect_leaks=1") +
                f":fast_unwind_on_malloc=0:log_path={sanitizer_logs}",
-               LSAN_OPTIONS=os.environ.get("LSAN_OPTIONS", "") + f":suppressions={SUPPRESSIONS}",
+               LSAN_OPTIONS=os.environ.get("LSAN_OPTIONS", "") +
+               f":print_suppressions=0:suppressions={SUPPRESSIONS}",
 
                UBSAN_OPTIONS=os.environ.get("UBSAN_OPTIONS", "print_stacktrace=1") +
                f":log_path={sanitizer_logs}")
