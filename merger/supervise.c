@@ -18,6 +18,7 @@
 
 #define LINE_SIZE 2048
 #define DEFAULT_STALL_SECONDS 10
+#define WALL_FACTOR 6 /* a child blocked without using CPU gets this many times longer */
 #define CAPTURE_SIZE 16384 /* the child's stderr kept for relaying (sanitizer reports) */
 
 /* The page shared by parent and child (MAP_SHARED before fork). */
@@ -119,6 +120,27 @@ static double seconds_now(void)
     return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
 }
 
+/* CPU seconds the child has used (user + system), from /proc; -1 if unknown. A loop burns CPU;
+ * a loaded machine only stretches wall time, so the watchdog counts CPU first. */
+static double cpu_seconds_of(pid_t pid)
+{
+    char path[64], text[1024];
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    FILE *file = fopen(path, "r");
+    if (!file)
+        return -1;
+    size_t length = fread(text, 1, sizeof(text) - 1, file);
+    fclose(file);
+    text[length] = '\0';
+    const char *after_name = strrchr(text, ')'); /* the command name may hold spaces */
+    unsigned long user, system;
+    if (!after_name ||
+        sscanf(after_name + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &user,
+               &system) != 2)
+        return -1;
+    return (double)(user + system) / (double)sysconf(_SC_CLK_TCK);
+}
+
 static void on_terminate(int signal_number)
 {
     terminating = signal_number;
@@ -167,7 +189,7 @@ static int watch(pid_t child, int errors_fd, const char *incomplete_output)
     char captured[CAPTURE_SIZE];
     size_t captured_length = 0;
     uint64_t last_beat = atomic_load(&shared->heartbeat);
-    double last_change = seconds_now();
+    double last_change = seconds_now(), last_change_cpu = cpu_seconds_of(child);
     bool stalled = false, exited = false;
     int after_eof = 0; /* polls since the pipe closed: the worker is exiting, reap it soon */
     int wait_status = 0;
@@ -201,13 +223,17 @@ static int watch(pid_t child, int errors_fd, const char *incomplete_output)
             remove_temp_file();
             die_by(terminating);
         }
+        /* A stall: no heartbeat while the child burned `stall` seconds of CPU (a loop), or for
+         * WALL_FACTOR times as long in wall time (blocked for good). */
         uint64_t beat = atomic_load(&shared->heartbeat);
-        double now = seconds_now();
+        double now = seconds_now(), cpu = cpu_seconds_of(child);
         if (beat != last_beat || atomic_load(&shared->output_waiting) ||
             !atomic_load(&shared->watching)) {
             last_beat = beat;
             last_change = now;
-        } else if (now - last_change > stall) {
+            last_change_cpu = cpu;
+        } else if ((cpu >= 0 && last_change_cpu >= 0 && cpu - last_change_cpu > stall) ||
+                   now - last_change > (double)stall * WALL_FACTOR) {
             kill(child, SIGKILL);
             while (waitpid(child, &wait_status, 0) < 0 && errno == EINTR)
                 ;
@@ -224,8 +250,8 @@ static int watch(pid_t child, int errors_fd, const char *incomplete_output)
     if (stalled) {
         remove_temp_file();
         snprintf(reason, sizeof(reason),
-                 "corrupt trace: the CTF decoder made no progress for %u s and was stopped "
-                 "(ZEPROF_MERGE_STALL_SECONDS)",
+                 "corrupt trace: the CTF decoder made no progress for %u s of CPU time and was "
+                 "stopped (ZEPROF_MERGE_STALL_SECONDS)",
                  stall);
         print_failure(reason, incomplete_output);
         return 2;
