@@ -6,8 +6,9 @@
  * caught in-process. The parent forks once; the child does all the work (decoding, tally,
  * timeline) and reports its own failures through a shared page. The parent only watches:
  *   - a child killed by a signal (SIGABRT, SIGSEGV…) becomes "…, reason=the CTF decoder crashed";
- *   - a child whose heartbeat (zm_supervise_progress, called per batch of messages and per step)
- *     stops for the stall limit is killed and becomes "…, reason=… stalled";
+ *   - a child whose heartbeat (zm_supervise_progress: per batch of messages, span, record, step)
+ *     stops while reading traces, for the stall limit in CPU time (a loop) or six times that in
+ *     wall time (blocked), is killed and becomes "…, reason=… made no progress …";
  *   - SIGTERM, SIGINT or SIGHUP to the parent kill the child, remove its temporary file and end
  *     the parent by the same signal;
  *   - the child dies with the parent (PR_SET_PDEATHSIG), so a SIGKILLed merger leaves no worker.
