@@ -27,6 +27,17 @@
   threads TRACE_RUN SHIM PROGRAM
       l0_threads races the lazy initialization from 8 threads, traced: all calls succeed and
       every one of them has its entry and exit on its own thread.
+  dl-callers SHIM PROGRAM LOCAL_LIB
+      The shim's dlsym keeps glibc's caller-dependent answers (dlsym(RTLD_NEXT) from a library,
+      dlsym(RTLD_DEFAULT) from a library opened RTLD_LOCAL): same output with and without it.
+  newer-loader TRACE_RUN SHIM PROGRAM STANDIN REAL_LOADER MODE
+      l0_newer_loader against a loader newer than the shim's headers (the stand-in, which exports
+      one function the shim does not wrap), with ZEPROF_LOADER pointing at it: the same output and
+      status as without the shim, and zeInit/zeDriverGet traced. MODE: lazy (the extra function
+      by lazy binding), dlsym-handle (on dlopen("libze_loader.so.1")), dlsym-default
+      (RTLD_DEFAULT, before any other call), abs-path-standin (dlopen of the stand-in's path),
+      abs-path-real (dlopen of the real loader's absolute path, on the simulated device: the
+      program gets the shim, and its calls are traced).
 Exit status: 0 pass, 1 fail, 77 skip (meson's protocol).
 """
 
@@ -384,6 +395,50 @@ def test_constructor(trace_run, shim, program):
     print(f'{r.stdout.strip()}: {names}')
 
 
+def test_dl_callers(shim, program, local_lib):
+    drop = ('LD_PRELOAD', 'ZEPROF_LOADER')
+    plain = run([program, local_lib], drop=drop)
+    traced = run([program, local_lib], {'LD_PRELOAD': preload(shim)}, drop=drop)
+    print(f'untraced: {plain.stdout.strip()} traced: {traced.stdout.strip()}')
+    if plain.returncode != 0 or plain.stdout.strip() != 'next=B default=7':
+        fail(f'unexpected result without the shim: {plain.stdout} {plain.stderr}')
+    if traced.returncode != 0 or traced.stdout != plain.stdout:
+        fail(f'the shim changed what dlsym finds: {traced.stdout} {traced.stderr}')
+
+
+def test_newer_loader(trace_run, shim, program, standin, real, mode):
+    with tempfile.TemporaryDirectory() as tmp:
+        # The program is linked against the stand-in, whose SONAME is libze_loader.so.1.
+        loader = os.path.join(tmp, 'libze_loader.so.1')
+        os.symlink(os.path.abspath(standin), loader)
+        arguments = {'abs-path-standin': ['abs-path', loader],
+                     'abs-path-real': ['abs-path', real]}.get(mode, [mode])
+        zeprof_loader = real if mode == 'abs-path-real' else loader
+        plain = run([program] + arguments, {'LD_LIBRARY_PATH': tmp},
+                    drop=('LD_PRELOAD', 'ZEPROF_LOADER'))
+        if plain.returncode != 0:
+            fail(f'{mode}: the program fails without the shim: {plain.stdout} {plain.stderr}')
+        trace_dir = os.path.join(tmp, 'trace')
+        traced = run([trace_run, trace_dir, '--', 'env', f'LD_PRELOAD={preload(shim)}',
+                      f'ZEPROF_LOADER={zeprof_loader}', program] + arguments,
+                     drop=('LD_PRELOAD', 'ZEPROF_LOADER'))
+        if traced.returncode == 77:
+            print(traced.stderr)
+            sys.exit(77)
+        print(f'untraced: {plain.stdout.strip()}\ntraced:   {traced.stdout.strip()}')
+        if traced.returncode != plain.returncode or traced.stdout != plain.stdout:
+            fail(f'{mode}: traced run differs ({traced.returncode}): {traced.stdout} '
+                 f'{traced.stderr.strip()}')
+        events = read_trace(trace_dir)
+    names = [e[1] for e in events if e[0] == 'zeprof_ze']
+    # zeDriverGet is called once, after zeInit (in abs-path modes through the handle only).
+    want = ['zeInit_entry', 'zeInit_exit', 'zeDriverGet_entry', 'zeDriverGet_exit']
+    seen = [n for n in names if n in want]
+    if seen[-4:] != want or seen.count('zeDriverGet_entry') != 1:
+        fail(f'{mode}: the calls were not traced: {names}')
+    print(f'{mode}: same results, {len(names)} API events')
+
+
 def main():
     if len(sys.argv) < 2:
         fail(__doc__)
@@ -398,6 +453,8 @@ def main():
         'threads': test_threads,
         'constructor': test_constructor,
         'generator': test_generator,
+        'newer-loader': test_newer_loader,
+        'dl-callers': test_dl_callers,
     }
     if command not in tests:
         fail(f'unknown test {command}')
