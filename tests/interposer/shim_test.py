@@ -178,7 +178,8 @@ def test_valgrind(shim, workload, suppressions):
     if shutil.which('valgrind') is None:
         print('valgrind not installed')
         sys.exit(77)
-    for mode in ('direct', 'tables'):
+    # dlsym: dlopen("libze_loader.so.1") and dlsym through the shim's dl routes (dl_route.c).
+    for mode in ('direct', 'tables', 'dlsym'):
         r = run(['valgrind', '--error-exitcode=9', '--leak-check=full', '--num-callers=30',
                  '--errors-for-leak-kinds=definite,indirect', f'--suppressions={suppressions}',
                  workload, mode], {'LD_PRELOAD': preload(shim)})
