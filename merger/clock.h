@@ -1,5 +1,5 @@
 /*
- * clock: one device's clock as seen from its host (DESIGN.md "Clocks").
+ * clock: one device's clock as seen from its host (docs/design.md "Clocks").
  *
  * Collects the anchors of one device (per host and process): each anchor is the tightest of its
  * samples, a sample being a clock_sample_begin/clock_sample_end pair of tracepoints whose

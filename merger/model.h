@@ -1,6 +1,6 @@
 /*
  * model: tolerant reconstruction of what happened, from events in time order per host
- * (DESIGN.md "Tolerant reconstruction").
+ * (docs/design.md "Tolerant reconstruction").
  *
  * - API calls pair per (host, pid, tid) with a stack. An exit whose entry is not on the stack is an
  *   orphan (counted, dropped). An exit that matches a deeper entry closes the entries above it

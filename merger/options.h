@@ -1,5 +1,5 @@
 /*
- * options: zeprof-merge's command line (INTERFACE.md, "Analysis"). Parsing never exits; the caller
+ * options: zeprof-merge's command line (docs/interface.md, "Analysis options"). Parsing never exits; the caller
  * decides what to print. The parsed options borrow their strings from argv.
  */
 #ifndef ZM_OPTIONS_H

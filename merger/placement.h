@@ -1,5 +1,5 @@
 /*
- * placement: puts every host's trace time on one axis (INTERFACE.md metadata.hosts and
+ * placement: puts every host's trace time on one axis (docs/interface.md, metadata.hosts and
  * metadata.remote_windows), from the frames the model collected (remote.h does the math).
  *
  * A single host is the axis ("single"). With several, the host that dispatches and is not served is

@@ -1,5 +1,5 @@
 /*
- * tally: the tally of INTERFACE.md "Tally", as text or JSON. Reads the model (hosts, devices,
+ * tally: the tally of docs/interface.md "The tally", as text or JSON. Reads the model (hosts, devices,
  * counts, anomalies) and the statistics; sorts the statistics' rows (so call it once, at the end).
  * Borrows everything.
  */

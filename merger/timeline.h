@@ -1,5 +1,5 @@
 /*
- * timeline: the Chrome Trace Event JSON of INTERFACE.md "Timeline", written as it goes.
+ * timeline: the Chrome Trace Event JSON of docs/interface.md "The timeline", written as it goes.
  *
  * Spans arrive in completion order, host after host; they are encoded into small records and
  * passed through the external sorter (sorter.h), so memory stays bounded and the file comes out

@@ -9,7 +9,7 @@
  * HMODULE is void * on Linux.
  *
  * The second group: functions newer than the installed headers (spec 1.4) that profiling needs
- * (DESIGN.md): a drain anchor of the device-timing engine. The wrapper forwards to the real loader
+ * (docs/timing.md): a drain anchor of the device-timing engine. The wrapper forwards to the real loader
  * when it has the function and returns ZE_RESULT_ERROR_UNSUPPORTED_FEATURE otherwise.
  *
  * This file is read by interposer/gen only (never compiled): a declaration here is ignored when an

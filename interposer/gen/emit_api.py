@@ -1,6 +1,6 @@
 """Emit zeprof_api.h, zeprof_real.c and the shim's version script.
 
-zeprof_api.h is the contract of /work/notes/hooks.md (later docs/): per-function argument
+zeprof_api.h is the contract of docs/timing.md ("Hooks"): per-function argument
 structs, the table of real functions, the resolver, the hook context and the hook prototypes.
 zeprof_real.c owns the two tables (`zeprof_real`: the real loader's exported functions;
 `zeprof_table_real`: the entries of the DDI tables the real loader handed out) and fills the first

@@ -517,7 +517,7 @@ def case_analysis(work):
           completed.stderr.strip())
     merge = os.environ.get('E2E_MERGE', '')
     if merge and os.access(merge, os.X_OK):
-        # Analysis options reach the merger: -j gives the tally as JSON (INTERFACE.md).
+        # Analysis options reach the merger: -j gives the tally as JSON (docs/interface.md).
         json_dir = os.path.join(work, 'json')
         log_path = os.path.join(work, 'app.log')
         tallied = zeprof(['-j', '-o', json_dir, '--', APP, 'calls', log_path])

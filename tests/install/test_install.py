@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`meson install` gives the layout INTERFACE.md promises: bin/zeprof and bin/zeprof-merge, the shim
+"""`meson install` gives the layout docs/interface.md promises: bin/zeprof and bin/zeprof-merge, the shim
 as <libdir>/zeprof/libze_loader.so.1 (with its SONAME), <includedir>/zeprof.h and zeprof.pc, and the
 installed wrapper points at the installed shim and merger, not at the build tree.
 

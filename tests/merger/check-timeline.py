@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""check-timeline.py FILE: checks a zeprof timeline against INTERFACE.md "Timeline".
+"""check-timeline.py FILE: checks a zeprof timeline against docs/interface.md "The timeline".
 
 Valid JSON; ts non-decreasing in file order; no two "X" slices on one lane partially overlapping
 (nesting is fine); every flow start has its finish and the reverse; every lane used is named;

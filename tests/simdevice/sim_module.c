@@ -2,7 +2,7 @@
  * sim_module.c: modules, build logs and kernels.
  *
  * Any module binary is accepted (kept as a copy for zeModuleGetNativeBinary). Kernels are known
- * by name (INTERFACE.md): zesim_spin, zesim_fill_u32 and zesim_vadd_f32 have fixed argument lists
+ * by name (docs/interface.md, "The simulated device"): zesim_spin, zesim_fill_u32 and zesim_vadd_f32 have fixed argument lists
  * that are checked like a real kernel's; any other name is an application kernel that takes any
  * arguments (ignored) and runs ZESIM_NS_PER_GROUP per work group. A kernel owns its
  * argument values; a launch copies them (sim_list.c), so setting arguments after an append does
