@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Run one of our programs untraced, then under zeprof, and hold the two runs to the promise that
 the shim never harms the application: the same exit status and the same stdout. Then check that
-the recording is analysable: zeprof-merge -j reads it (exit 0), finds the program's process(es)
+the recording is analysable (the program must pass untraced, exit 0): zeprof-merge -j reads it (exit 0), finds the program's process(es)
 and, unless --no-api, its Level Zero calls; when no event was discarded, every call has its entry
 and its exit (no orphan exit, no synthetic close).
 
@@ -96,6 +96,9 @@ def main():
                       '--'] + substituted(command, os.path.join(work, 'traced')), env)
         print(f'untraced: exit {plain.returncode}, {len(plain.stdout.splitlines())} lines; '
               f'traced: exit {traced.returncode}, {len(traced.stdout.splitlines())} lines')
+        # Our programs pass their own checks untraced; anything else is a broken test setup.
+        check(plain.returncode == 0,
+              f'the program fails untraced ({plain.returncode}): {plain.stderr.strip()[-1500:]}')
         check(traced.returncode == plain.returncode,
               f'exit status {plain.returncode} untraced, {traced.returncode} under zeprof\n'
               f'untraced stderr: {plain.stderr.strip()[-1500:]}\n'
