@@ -26,14 +26,23 @@
 
 #if defined(__x86_64__) && defined(__GLIBC__)
 
+/*
+ * In sanitizer builds the sanitizer runtime resolves its interceptors with dlsym(RTLD_NEXT) before
+ * it has initialized itself, and that dlsym is this file's: the path from the trampoline to
+ * glibc's dlsym must not be instrumented (it would touch shadow memory that does not exist yet).
+ * It reads the guard's counter directly for the same reason (guard.h's inline function is a call
+ * at -O0, and an instrumented one).
+ */
+#define ZEPROF_DL_UNINSTRUMENTED __attribute__((no_sanitize("address", "undefined")))
+
 typedef void *(*zeprof_dlopen_fn)(const char *path, int flags);
 typedef void *(*zeprof_dlsym_fn)(void *handle, const char *name);
 
 /* Called from the trampolines below only; hidden, so the assembly calls them directly. */
 zeprof_dlopen_fn zeprof_dl_route_dlopen(const char *path, int flags)
-    __attribute__((visibility("hidden"), used));
+    __attribute__((visibility("hidden"), used)) ZEPROF_DL_UNINSTRUMENTED;
 zeprof_dlsym_fn zeprof_dl_route_dlsym(void *handle, const char *name)
-    __attribute__((visibility("hidden"), used));
+    __attribute__((visibility("hidden"), used)) ZEPROF_DL_UNINSTRUMENTED;
 
 /*
  * trampoline NAME ROUTER: at entry the stack is 8 bytes off a 16-byte boundary (the return
@@ -85,7 +94,7 @@ static void *zeprof_dl_no_dlsym(void *handle, const char *name)
 }
 
 /* glibc's NAME: dlvsym asks for a version, so it never finds this file's unversioned symbols. */
-static void *zeprof_dl_next(const char *name)
+ZEPROF_DL_UNINSTRUMENTED static void *zeprof_dl_next(const char *name)
 {
     static const char *const versions[] = { "GLIBC_2.34", "GLIBC_2.2.5" };
 
@@ -99,7 +108,7 @@ static void *zeprof_dl_next(const char *name)
 }
 
 /* A benign race: every thread finds the same function. */
-static zeprof_dlopen_fn zeprof_dl_glibc_dlopen(void)
+ZEPROF_DL_UNINSTRUMENTED static zeprof_dlopen_fn zeprof_dl_glibc_dlopen(void)
 {
     zeprof_dlopen_fn function = __atomic_load_n(&zeprof_dl_glibc_dlopen_fn, __ATOMIC_RELAXED);
 
@@ -115,7 +124,7 @@ static zeprof_dlopen_fn zeprof_dl_glibc_dlopen(void)
     return function;
 }
 
-static zeprof_dlsym_fn zeprof_dl_glibc_dlsym(void)
+ZEPROF_DL_UNINSTRUMENTED static zeprof_dlsym_fn zeprof_dl_glibc_dlsym(void)
 {
     zeprof_dlsym_fn function = __atomic_load_n(&zeprof_dl_glibc_dlsym_fn, __ATOMIC_RELAXED);
 
@@ -181,7 +190,7 @@ static bool zeprof_dl_is_real_loader(const char *path)
 }
 
 /* ze*, zet*, zes*, zel* followed by an upper-case letter, as every Level Zero function is named. */
-static bool zeprof_dl_is_api_name(const char *name)
+ZEPROF_DL_UNINSTRUMENTED static bool zeprof_dl_is_api_name(const char *name)
 {
     size_t at = 2;
 
@@ -217,7 +226,7 @@ zeprof_dlopen_fn zeprof_dl_route_dlopen(const char *path, int flags)
 {
     (void)flags;
     /* The tracer's own calls, and the loader's inside a wrapper, are never rerouted. */
-    if (path != NULL && !zeprof_guard_raised() && strchr(path, '/') != NULL) {
+    if (path != NULL && zeprof_guard_depth == 0 && strchr(path, '/') != NULL) {
         pthread_once(&zeprof_dl_self_once, zeprof_dl_find_self);
         if (zeprof_dl_self_name != NULL && zeprof_dl_is_real_loader(path))
             return zeprof_dl_open_shim;
@@ -227,7 +236,7 @@ zeprof_dlopen_fn zeprof_dl_route_dlopen(const char *path, int flags)
 
 zeprof_dlsym_fn zeprof_dl_route_dlsym(void *handle, const char *name)
 {
-    if (name != NULL && !zeprof_guard_raised() && zeprof_dl_is_api_name(name)) {
+    if (name != NULL && zeprof_guard_depth == 0 && zeprof_dl_is_api_name(name)) {
         if (handle == RTLD_DEFAULT) {
             /* Opens the real loader RTLD_GLOBAL: what the shim lacks is then found globally. */
             (void)zeprof_ready();
