@@ -6,7 +6,8 @@
  * - the real loader is opened by absolute path (ZEPROF_LOADER, else the build-time path) with
  *   RTLD_DEEPBIND, so that its calls to its own API bind inside it and never re-enter the shim,
  *   and RTLD_GLOBAL, so that functions the shim does not wrap (a loader newer than the headers it
- *   was built with) still resolve, after the shim's, in the global scope; zeprof_real is filled; if that fails, one line on stderr and every call is refused with
+ *   was built with) still resolve, after the shim's, in the global scope; zeprof_real is filled;
+ *   if that fails, one line on stderr and every call is refused with
  *   ZE_RESULT_ERROR_UNINITIALIZED, as the real loader would without a driver;
  * - then the tracepoint providers (libzeprof_providers.so, next to the shim) are loaded; if that
  *   fails (LTTng-UST missing), one line on stderr and the application runs untraced.

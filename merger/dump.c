@@ -62,7 +62,8 @@ static void print_field(FILE *out, const bt_field *field)
     }
 }
 
-void zm_dump_event(FILE *out, const char *hostname, int64_t ns, const bt_event *event)
+void zm_dump_event(FILE *out, const char *hostname, int64_t ns, const bt_event *event,
+                   const int64_t *start_ns)
 {
     const char *name = bt_event_class_get_name(bt_event_borrow_class_const(event));
     fprintf(out, "%" PRId64 " %s %s", ns, hostname, name ? name : "?");
@@ -76,5 +77,7 @@ void zm_dump_event(FILE *out, const char *hostname, int64_t ns, const bt_event *
         fputc(' ', out);
         print_field(out, payload);
     }
+    if (start_ns)
+        fprintf(out, " start_ns=%" PRId64, *start_ns);
     fputc('\n', out);
 }

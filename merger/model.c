@@ -205,6 +205,13 @@ static int api_exit(struct zm_model *model, struct zm_thread *thread, const stru
                          false);
 }
 
+/* The whole call in one event: complete at once, the stack untouched. */
+static int api_call(struct zm_model *model, struct zm_thread *thread, const struct zm_event *event)
+{
+    return complete_call(model, thread, event->function, event->start_ns, event->ns, event->result,
+                         false);
+}
+
 static struct zm_device *device_for(struct zm_model *model, int64_t pid, uint64_t handle)
 {
     uint64_t *index =
@@ -256,7 +263,10 @@ static int device_properties(struct zm_model *model, const struct zm_event *even
     return 0;
 }
 
-static int append(struct zm_model *model, struct zm_thread *thread, const struct zm_event *event)
+/* `previous_ns`: the thread's event before this one. An append made by a one-event call comes
+ * before its call event; the call, and so the command, began after the thread's previous event. */
+static int append(struct zm_model *model, struct zm_thread *thread, const struct zm_event *event,
+                  int64_t previous_ns)
 {
     const char *name =
         zm_intern(&model->names, event->name && event->name[0] ? event->name : "append");
@@ -274,7 +284,7 @@ static int append(struct zm_model *model, struct zm_thread *thread, const struct
         model->append_list = list;
         index = model->append_count++;
     }
-    int64_t entry_ns = thread->depth ? thread->stack[thread->depth - 1].start_ns : event->ns;
+    int64_t entry_ns = thread->depth ? thread->stack[thread->depth - 1].start_ns : previous_ns;
     uint64_t key = process_key(model->current_host, event->pid);
     model->append_list[index] = (struct zm_append){.name = name,
                                                    .entry_ns = entry_ns,
@@ -390,6 +400,7 @@ int zm_model_event(struct zm_model *model, const struct zm_event *event)
     struct zm_thread *thread = thread_for(model, event->pid, event->tid);
     if (!thread)
         return -1;
+    int64_t previous_ns = thread->last_ns;
     thread->last_ns = event->ns;
     struct zm_device *device;
     switch (event->kind) {
@@ -397,6 +408,8 @@ int zm_model_event(struct zm_model *model, const struct zm_event *event)
         return api_entry(thread, event);
     case ZM_EVENT_API_EXIT:
         return api_exit(model, thread, event);
+    case ZM_EVENT_API_CALL:
+        return api_call(model, thread, event);
     case ZM_EVENT_DEVICE_PROPERTIES:
         return device_properties(model, event);
     case ZM_EVENT_CLOCK_SAMPLE_BEGIN:
@@ -411,7 +424,7 @@ int zm_model_event(struct zm_model *model, const struct zm_event *event)
         return zm_clock_sample_end(&device->clock, event->anchor, event->sample,
                                    event->device_ticks, event->result, event->ns);
     case ZM_EVENT_APPEND:
-        return append(model, thread, event);
+        return append(model, thread, event, previous_ns);
     case ZM_EVENT_DEVICE_TIMING:
         return device_timing(model, event);
     case ZM_EVENT_FRAME: {

@@ -2,11 +2,17 @@
  * model: tolerant reconstruction of what happened, from events in time order per host
  * (docs/design.md "Tolerant reconstruction").
  *
- * - API calls pair per (host, pid, tid) with a stack. An exit whose entry is not on the stack is an
- *   orphan (counted, dropped). An exit that matches a deeper entry closes the entries above it
+ * - API calls come in two shapes (docs/tracepoints.md). Calls that can block have an entry and
+ *   an exit, paired per (host, pid, tid) with a stack. An exit whose entry is not on the stack is
+ *   an orphan (counted, dropped). An exit that matches a deeper entry closes the entries above it
  *   as synthetic (their exits were lost). Entries still open at the end of a host are closed at
  *   their thread's last event, flagged synthetic and counted. An exit before its entry (inverted)
- *   is clamped to zero duration and counted.
+ *   is clamped to zero duration and counted. Other calls are one event at their exit carrying
+ *   their start: complete by themselves, never orphans nor synthetic (a start after the event's
+ *   own time is clamped and counted as inverted); the stack is not touched.
+ * - An append's device timing needs a time before the command could start (to choose among
+ *   kernel-timestamp wraps): the enclosing call's entry or, for an append made by a one-event
+ *   call (whose event comes after the append event), the thread's previous event.
  * - Device timings are linked to their append through (host, pid, call_id), spooled raw to a
  *   temporary file and converted at the end of the host, when every anchor of the device is known
  *   (interpolation needs the anchor after the interval too). Memory therefore grows with what is
@@ -37,6 +43,7 @@ struct zm_timeline;
 enum zm_event_kind {
     ZM_EVENT_API_ENTRY,
     ZM_EVENT_API_EXIT,
+    ZM_EVENT_API_CALL, /* a whole call in one event, at its exit: start_ns to ns */
     ZM_EVENT_API_DESC,
     ZM_EVENT_DEVICE_PROPERTIES,
     ZM_EVENT_CLOCK_SAMPLE_BEGIN,
@@ -54,7 +61,8 @@ struct zm_event {
     int64_t ns; /* trace time: ns from the clock's origin */
     int64_t pid, tid;
     const char *function; /* API events: "zeInit" (interned) */
-    uint32_t result;      /* API exit, clock_sample_end */
+    uint32_t result;      /* API exit and call, clock_sample_end */
+    int64_t start_ns;     /* API call: when the call began, on the same clock as ns */
     /* zeprof_device fields (docs/tracepoints.md), by the same names */
     uint64_t device, anchor, device_ticks, call_id, execution, queue, timer_hz;
     uint64_t list; /* append, device_timing; API entries with an hCommandList parameter */

@@ -35,6 +35,7 @@ enum member {
     M_SESSION,
     M_WORKER,
     M_SEQUENCE,
+    M_CALL_START,
     M_COUNT
 };
 
@@ -44,7 +45,7 @@ static const char *const member_names[M_COUNT] = {
     "list",         "timer_hz", "global_start", "global_end",
     "bytes",        "groups",   "status",       "kernel_timestamp_valid_bits",
     "name",         "uuid",     "kind",         "hCommandList",
-    "session",      "worker",   "sequence",
+    "session",      "worker",   "sequence",     "call_start",
 };
 
 /* What the reader learned about one event class, once. */
@@ -150,6 +151,15 @@ api:
         return event[stem + 1] == 'e' && event[stem + 2] == 'n' ? ZM_EVENT_API_ENTRY
                                                                 : ZM_EVENT_API_EXIT;
     }
+    /* One-event calls (docs/tracepoints.md): `_call`, or `_call_full` in full mode. */
+    if (has_suffix(event, length, "_call", &stem) || has_suffix(event, length, "_call_full", &stem)) {
+        *function = zm_intern_n(&reader->model->names, event, stem);
+        if (!*function) {
+            reader->failed = true;
+            return ZM_EVENT_UNKNOWN;
+        }
+        return ZM_EVENT_API_CALL;
+    }
     if (has_suffix(event, length, "_desc", &stem))
         return ZM_EVENT_API_DESC;
     return ZM_EVENT_UNKNOWN;
@@ -236,6 +246,23 @@ static int64_t context_member(const bt_field *context, int index)
     return (int64_t)bt_field_integer_unsigned_get_value(field);
 }
 
+/* A one-event call's start: `start` is a raw value of the trace clock (the shim reads LTTng's own
+ * clock), the event's own snapshot another: their difference, in nanoseconds, before `ns`. */
+static int64_t call_start_ns(const bt_clock_snapshot *snapshot, int64_t ns, uint64_t start)
+{
+    uint64_t cycles = bt_clock_snapshot_get_value(snapshot);
+    uint64_t frequency =
+        bt_clock_class_get_frequency(bt_clock_snapshot_borrow_clock_class_const(snapshot));
+    if (start > cycles) /* inverted: the model clamps it and counts it */
+        return ns == INT64_MAX ? ns : ns + 1;
+    uint64_t delta = cycles - start;
+    if (frequency != 1000000000u)
+        delta = (uint64_t)((double)delta * 1e9 / (double)(frequency ? frequency : 1));
+    if (delta > (uint64_t)INT64_MAX || ns < INT64_MIN + (int64_t)delta)
+        return INT64_MIN;
+    return ns - (int64_t)delta;
+}
+
 static int start_host(struct reader *reader)
 {
     if (reader->host_started)
@@ -254,10 +281,15 @@ static int handle_event(struct reader *reader, const bt_message *message)
     const bt_clock_snapshot *snapshot =
         bt_message_event_borrow_default_clock_snapshot_const(message);
     bt_clock_snapshot_get_ns_from_origin(snapshot, &ns);
+    struct zm_event decoded = {.kind = info->kind, .ns = ns, .function = info->function};
+    if (info->kind == ZM_EVENT_API_CALL) {
+        const bt_field *payload = bt_event_borrow_payload_field_const(event);
+        decoded.result = (uint32_t)integer_member(payload, info, M_RESULT);
+        decoded.start_ns = call_start_ns(snapshot, ns, integer_member(payload, info, M_CALL_START));
+    }
     if (reader->dump)
         zm_dump_event(reader->dump, reader->model->hosts[reader->model->current_host].hostname, ns,
-                      event);
-    struct zm_event decoded = {.kind = info->kind, .ns = ns, .function = info->function};
+                      event, info->kind == ZM_EVENT_API_CALL ? &decoded.start_ns : NULL);
     if (info->kind == ZM_EVENT_UNKNOWN)
         return zm_model_event(reader->model, &decoded);
     const bt_field *context = bt_event_borrow_common_context_field_const(event);
@@ -267,7 +299,8 @@ static int handle_event(struct reader *reader, const bt_message *message)
         /* The list a zeCommandListDestroy/Reset is about: its appends can be forgotten. */
         decoded.list =
             integer_member(bt_event_borrow_payload_field_const(event), info, M_COMMAND_LIST);
-    } else if (info->kind != ZM_EVENT_API_ENTRY && info->kind != ZM_EVENT_API_DESC) {
+    } else if (info->kind != ZM_EVENT_API_ENTRY && info->kind != ZM_EVENT_API_DESC &&
+               info->kind != ZM_EVENT_API_CALL) {
         const bt_field *payload = bt_event_borrow_payload_field_const(event);
         decoded.result = (uint32_t)integer_member(payload, info, M_RESULT);
         if (info->kind == ZM_EVENT_FRAME) {

@@ -53,14 +53,14 @@ LTTNG_UST_TRACEPOINT_EVENT(zeprof_device, clock_sample_end,
     )
 )
 
-/* Between the entry and exit of each profiled append, on the calling thread. */
+/* During each profiled append, on the calling thread (before its `_call` event). Payload is
+ * cost: `context` is an argument for the call site's sake but not recorded (nothing reads it). */
 LTTNG_UST_TRACEPOINT_EVENT(zeprof_device, append,
     LTTNG_UST_TP_ARGS(uint64_t, call_id, uint64_t, device, uint64_t, context, uint64_t, list,
         const char *, kind, const char *, name, uint64_t, bytes, uint64_t, groups),
     LTTNG_UST_TP_FIELDS(
         lttng_ust_field_integer(uint64_t, call_id, call_id)
         lttng_ust_field_integer_hex(uint64_t, device, device)
-        lttng_ust_field_integer_hex(uint64_t, context, context)
         lttng_ust_field_integer_hex(uint64_t, list, list)
         lttng_ust_field_string(kind, kind)
         lttng_ust_field_string(name, name)
@@ -69,7 +69,8 @@ LTTNG_UST_TRACEPOINT_EVENT(zeprof_device, append,
     )
 )
 
-/* One per completed execution of a profiled append. Ten arguments: LTTng-UST's maximum. */
+/* One per completed execution of a profiled append. Ten arguments: LTTng-UST's maximum. `list`
+ * is not recorded: the `append` of the same call_id has it. */
 LTTNG_UST_TRACEPOINT_EVENT(zeprof_device, device_timing,
     LTTNG_UST_TP_ARGS(uint64_t, call_id, uint64_t, execution, uint64_t, device, uint64_t, queue,
         uint64_t, list, uint64_t, global_start, uint64_t, global_end, uint64_t, context_start,
@@ -79,7 +80,6 @@ LTTNG_UST_TRACEPOINT_EVENT(zeprof_device, device_timing,
         lttng_ust_field_integer(uint64_t, execution, execution)
         lttng_ust_field_integer_hex(uint64_t, device, device)
         lttng_ust_field_integer_hex(uint64_t, queue, queue)
-        lttng_ust_field_integer_hex(uint64_t, list, list)
         lttng_ust_field_integer(uint64_t, global_start, global_start)
         lttng_ust_field_integer(uint64_t, global_end, global_end)
         lttng_ust_field_integer(uint64_t, context_start, context_start)

@@ -27,13 +27,13 @@
 
 #define CALLS_PER_ROUND 50000
 #define ROUNDS 25
-#define EVENTS_PER_CALL 2
+#define EVENTS_PER_CALL 1 /* both functions are one-event calls (docs/tracepoints.md) */
 
 #if defined(__SANITIZE_ADDRESS__)
 #define BENCH_DEEPBIND 0 /* AddressSanitizer aborts on RTLD_DEEPBIND; see interposer/shim_init.c */
 #else
 #define BENCH_DEEPBIND RTLD_DEEPBIND
-#endif /* entry and exit: neither function has a descriptor to decode */
+#endif
 
 struct functions {
     ze_result_t (*init)(ze_init_flags_t);

@@ -2,7 +2,9 @@
 
 Each function F gets:
 - `zeprof_call_F(real, params)`: the traced call of hooks.md (guard check, args struct, entry,
-  desc, pre hook, real call, post hook, table patching for table getters, exit);
+  desc, pre hook, real call, post hook, table patching for table getters, exit); a call recorded
+  as one event (shapes.py) reads the trace clock instead of firing the entry and fires `F_call`
+  (or `F_call_full` in full mode) with that start instead of the exit;
 - the exported `F(params)`: lazy initialization, then zeprof_call_F(zeprof_real.F, ...);
 - when F appears in a DDI table, `zeprof_table_F(params)`, which the patched tables point at:
   zeprof_call_F(<the entry the real loader put in the table>, ...).
@@ -10,6 +12,7 @@ Each function F gets:
 
 import fields
 import l0_headers as hdr
+import shapes
 from emit_api import HEADER_BANNER, params_decl
 
 
@@ -66,9 +69,20 @@ def _emit_call(model, fn, hooks, tables):
     lines.append(f'    struct zeprof_args_{name} a = {{ {init} }};')
     if when:
         lines.append('    struct zeprof_hook_ctx ctx = { 0 };')
-    lines.append(f'    lttng_ust_tracepoint({provider}, {name}_entry, &a);')
+    one_event = shapes.is_one_event(name)
+    if one_event:
+        # One event at the exit (docs/tracepoints.md): the start is read now, on LTTng's own
+        # clock, only when the event is enabled. A call that began before tracing was enabled
+        # is not recorded (it was not seen from its start).
+        lines.append('    const bool zp_full = zeprof_mode >= ZEPROF_MODE_FULL;')
+        lines.append(f'    const bool zp_traced = zp_full ? lttng_ust_tracepoint_enabled('
+                     f'{provider}, {name}_call_full) :')
+        lines.append(f'        lttng_ust_tracepoint_enabled({provider}, {name}_call);')
+    else:
+        lines.append(f'    lttng_ust_tracepoint({provider}, {name}_entry, &a);')
     if fields.desc_fields(model, fn):
-        curated = name in fields.CURATED_DESC
+        # One-event calls decode descriptors in full mode only: payload is cost on the hot path.
+        curated = name in fields.CURATED_DESC and not one_event
         mode = 'ZEPROF_MODE_DEFAULT' if curated else 'ZEPROF_MODE_FULL'
         structs = fields.desc_structs(model, fn)
         lines.append(f'    if (zeprof_mode >= {mode} && '
@@ -81,6 +95,9 @@ def _emit_call(model, fn, hooks, tables):
             dargs += f', a.{p.name} ? a.{p.name} : &zp_zero{i}'
         lines.append(f'        lttng_ust_do_tracepoint({provider}, {name}_desc, &a{dargs});')
         lines.append('    }')
+    if one_event:
+        # After the descriptor: the call's time is its own, and starts after every earlier event.
+        lines.append('    const uint64_t zp_start = zp_traced ? zeprof_trace_clock() : 0;')
     if 'pre' in when:
         lines.append('    zeprof_guard_enter();')
         lines.append(f'    zeprof_hook_pre_{name}(&a, &ctx);')
@@ -100,7 +117,14 @@ def _emit_call(model, fn, hooks, tables):
         lines.append(f'    if (r == ZE_RESULT_SUCCESS && a.{tparam.name} != NULL)')
         lines.append(f'        zeprof_patch_{ttype}(zp_real, {_args_from_a(fn)}, a.{tparam.name});')
     result = '(uint32_t) r' if is_result else '0'
-    lines.append(f'    lttng_ust_tracepoint({provider}, {name}_exit, &a, {result});')
+    if one_event:
+        lines.append('    if (zp_traced && zp_full)')
+        lines.append(f'        lttng_ust_tracepoint({provider}, {name}_call_full, &a, {result}, '
+                     'zp_start);')
+        lines.append('    else if (zp_traced)')
+        lines.append(f'        lttng_ust_tracepoint({provider}, {name}_call, {result}, zp_start);')
+    else:
+        lines.append(f'    lttng_ust_tracepoint({provider}, {name}_exit, &a, {result});')
     lines.append('    return r;')
     lines.append('}')
     return lines
@@ -139,8 +163,9 @@ def emit_wrappers_c(model, fam, hooks):
     in_tables = {f for entries in tables.values() for _, f in entries}
     out = [HEADER_BANNER,
            f'/* The wrappers of the {fam}* functions (what each step does: interposer/gen/emit_wrappers.py). */',
-           '#include <stddef.h>', '#include <stdint.h>', '',
+           '#include <stdbool.h>', '#include <stddef.h>', '#include <stdint.h>', '',
            '#include "zeprof_api.h"', '#include "guard.h"', '#include "shim.h"',
+           '#include "trace_clock.h"',
            '#include "zeprof_tables.h"', f'#include "zeprof_{fam}.h"', '']
     for fn in model.functions:
         if fields.family(fn.name) != fam:

@@ -124,6 +124,21 @@ def exit_fields(model, fn):
     return fields
 
 
+def call_fields(model, fn):
+    """`F_call` in modes minimal and default: what the tally, the timeline and -t need."""
+    return ['lttng_ust_field_integer(uint64_t, call_start, zp_start)',
+            'lttng_ust_field_integer_hex(uint32_t, result, (uint32_t)zp_result)']
+
+
+def call_full_fields(model, fn):
+    """`F_call_full` in mode full: the start, every argument, the result and out-values."""
+    names = {p.name for p in fn.params}
+    if 'call_start' in names or 'result' in names:
+        raise SystemExit(f'Failed to emit call event: function={fn.name}, '
+                         'reason=a parameter is named call_start or result')
+    return ([call_fields(model, fn)[0]] + entry_fields(model, fn) + exit_fields(model, fn))
+
+
 def desc_params(model, fn):
     """Parameters `_desc` decodes: const pointers to known structs, and `const char *` strings."""
     out = []

@@ -22,7 +22,10 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'harness'))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..',
+                                'interposer', 'gen'))
 from checks import check, failures, lttng_processes_left  # noqa: E402
+from shapes import is_one_event  # noqa: E402
 
 ZEPROF = os.environ.get('E2E_ZEPROF', '')
 APP = os.environ.get('E2E_APP', '')
@@ -86,6 +89,8 @@ VTID = re.compile(r'\bvtid = (\d+)')
 VPID = re.compile(r'\bvpid = (\d+)')
 PROCNAME = re.compile(r'\bprocname = "([^"]*)"')
 RESULT = re.compile(r'\bresult = (0x[0-9a-fA-F]+|\d+)')
+CYCLES = re.compile(r'^\[(\d+)\]')
+CALL_START = re.compile(r'\bcall_start = (\d+)')
 
 
 class Event:
@@ -99,11 +104,18 @@ class Event:
         self.procname = procname.group(1) if procname else None
         result = RESULT.search(rest)
         self.result = int(result.group(1), 0) if result else None
+        # Read with --clock-cycles: the timestamp and a one-event call's start on one scale.
+        cycles = CYCLES.match(match.string)
+        self.cycles = int(cycles.group(1)) if cycles else None
+        start = CALL_START.search(rest)
+        self.call_start = int(start.group(1)) if start else None
+        if self.name.endswith('_call_full'):  # full mode's one-event call: same shape
+            self.name = self.name[:-len('_full')]
 
 
 def read_trace(directory):
     """Every event of the trace, in babeltrace2's order; (events, babeltrace2's stderr)."""
-    completed = run(['babeltrace2', directory])
+    completed = run(['babeltrace2', '--clock-cycles', directory])
     if not check(completed.returncode == 0, f'babeltrace2 reads {directory}',
                  completed.stderr.strip()[-500:]):
         return [], completed.stderr
@@ -115,36 +127,63 @@ def read_trace(directory):
     return events, completed.stderr
 
 
-def api_calls_by_thread(events, vpid):
-    """vtid -> [(event name, result)] of the entry and exit events of API calls of process vpid.
-    Other processes may be in the trace: a session records every traced process of its user on
-    the node (concurrent runs that share the root daemon see each other's calls)."""
+def api_calls_by_thread(events, vpid, with_events=False):
+    """vtid -> [(event name, result)] of the entry, exit and call events of API calls of process
+    vpid (with_events: [(event name, result, event)]). Other processes may be in the trace: a
+    session records every traced process of its user on the node (concurrent runs that share the
+    root daemon see each other's calls)."""
     threads = {}
     for event in events:
         if (event.provider in API_PROVIDERS and event.vpid == vpid
-                and event.name.endswith(('_entry', '_exit'))):
-            threads.setdefault(event.vtid, []).append((event.name, event.result))
+                and event.name.endswith(('_entry', '_exit', '_call'))):
+            item = (event.name, event.result) + ((event,) if with_events else ())
+            threads.setdefault(event.vtid, []).append(item)
     return threads
 
 
+def expected_events(function, result):
+    """The events of one call (docs/tracepoints.md): one `_call` event carrying the result for a
+    call that cannot block, else an entry then an exit carrying it."""
+    if is_one_event(function):
+        return [(function + '_call', result)]
+    return [(function + '_entry', None), (function + '_exit', result)]
+
+
+def check_call_starts(traced, what):
+    """Every one-event call started after the previous event of its thread and at or before its
+    own event: its start is on the trace clock."""
+    previous, wrong = None, []
+    for name, _, event in traced:
+        if name.endswith('_call'):
+            start = event.call_start
+            if start is None or event.cycles is None or start > event.cycles or \
+                    (previous is not None and start < previous):
+                wrong.append((name, previous, start, event.cycles))
+        previous = event.cycles
+    check(not wrong, f'{what}: each one-event call starts after the previous event of its thread '
+          'and at or before its own event', str(wrong[:3]))
+
+
 def check_trace_matches_log(events, log, what):
-    """Every logged call appears once with entry and exit, in order per thread, with its result,
-    and the process made no other call (its main thread's tid is its pid)."""
-    threads = api_calls_by_thread(events, log.tids.get('main'))
+    """Every logged call appears once, in order per thread, with its result: one event if it
+    cannot block, else entry and exit; and the process made no other call (its main thread's
+    tid is its pid)."""
+    threads = api_calls_by_thread(events, log.tids.get('main'), with_events=True)
     for role, calls in log.calls.items():
         tid = log.tids[role]
         traced = threads.pop(tid, [])
         expected = []
         for function, result in calls:
-            expected += [(function + '_entry', None), (function + '_exit', result)]
-        traced_names = [name for name, _ in traced]
+            expected += expected_events(function, result)
+        traced_names = [item[0] for item in traced]
         expected_names = [name for name, _ in expected]
         if not check(traced_names == expected_names,
-                     f'{what}: {role} thread: each call once, entry then exit, in order',
-                     first_difference(expected_names, traced_names)):
+                     f'{what}: {role} thread: each call once, as one event or entry then exit, '
+                     'in order', first_difference(expected_names, traced_names)):
             continue
+        check_call_starts(traced, f'{what}: {role} thread')
         wrong = [(name, hex(want), hex(got if got is not None else -1))
-                 for (name, want), (_, got) in zip(expected, traced)
+                 for (name, want), (_, got, _) in zip(expected, traced)
                  if want is not None and want != got]
         check(not wrong, f'{what}: {role} thread: traced results are the results returned',
               str(wrong[:5]))
@@ -440,11 +479,10 @@ def case_blocking(work):
     events, babeltrace_errors = read_trace(trace_dir)
     calls_made = [name for thread in api_calls_by_thread(events, app_pid(log_path)).values()
                   for name, _ in thread]
-    entries = calls_made.count('zeDriverGet_entry')
-    exits = calls_made.count('zeDriverGet_exit')
-    # open_device calls zeDriverGet once before the loop.
-    check(entries == calls + 1 and exits == calls + 1, 'every call is in the trace',
-          f'{entries} entries, {exits} exits, {calls + 1} calls')
+    # zeDriverGet is one event per call; open_device calls it once before the loop.
+    recorded = calls_made.count('zeDriverGet_call')
+    check(recorded == calls + 1, 'every call is in the trace',
+          f'{recorded} call events, {calls + 1} calls')
     check('discarded' not in babeltrace_errors.lower(), 'no discarded events',
           babeltrace_errors.strip()[:300])
 

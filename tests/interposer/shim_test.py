@@ -15,10 +15,13 @@
       A shim without its providers next to it: one stderr line, results unchanged.
   valgrind SHIM WORKLOAD SUPPRESSIONS
       The workload under the shim is memcheck-clean (no error, no definite or indirect leak).
-  traced TRACE_RUN SHIM WORKLOAD MODE ZEPROF_MODE [--fork]
-      A recorded run: every call the workload made has exactly one entry and one exit, in order,
-      with the results it saw; descriptors per mode. --fork: a forked child (no exec) keeps
-      tracing: its zeInit and zeDriverGet appear, paired, under its own vpid.
+  traced TRACE_RUN SHIM WORKLOAD MODE ZEPROF_MODE [--fork] [--clock-plugin PLUGIN]
+      A recorded run: every call the workload made is recorded once, in order, with the result it
+      saw: a call that cannot block as one `_call` event (`_call_full` in full mode) whose start
+      lies between the thread's previous event and its own, the others as one entry and one exit;
+      descriptors per mode. --fork: a forked child (no exec) keeps
+      tracing: its zeInit and zeDriverGet appear, paired, under its own vpid. --clock-plugin: the
+      run uses an LTTng clock plugin an hour ahead of CLOCK_MONOTONIC (tests/multihost/skewclock.c).
   generator GEN_SCRIPT INCLUDE_DIR COMPAT
       A newer header (a copy with one more prototype and one more descriptor struct) gives one
       more wrapper, argument struct, table member, export and set of events, with no hand edit.
@@ -26,7 +29,7 @@
       l0_constructor calls zeInit before main(): that call is traced like any other.
   threads TRACE_RUN SHIM PROGRAM
       l0_threads races the lazy initialization from 8 threads, traced: all calls succeed and
-      every one of them has its entry and exit on its own thread.
+      every one of them is recorded (one event, or entry and exit) on its own thread.
   dl-callers SHIM PROGRAM LOCAL_LIB
       The shim's dlsym keeps glibc's caller-dependent answers (dlsym(RTLD_NEXT) from a library,
       dlsym(RTLD_DEFAULT) from a library opened RTLD_LOCAL): same output with and without it.
@@ -48,7 +51,22 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..',
+                                'interposer', 'gen'))
+from shapes import is_one_event  # noqa: E402
+
 API = re.compile(r'^ze[tsl]?[A-Z]\w*$')
+
+# Independent of the generator's rules: calls that must keep an entry and an exit (they wait on
+# the device or create and destroy objects) and calls that must be one event (cheap, frequent).
+MUST_BLOCK = {'zeInit', 'zeContextCreate', 'zeCommandListCreate', 'zeCommandListCreateImmediate',
+              'zeEventHostSynchronize', 'zeCommandQueueExecuteCommandLists',
+              'zeCommandQueueSynchronize', 'zeFenceHostSynchronize', 'zeCommandListReset',
+              'zeCommandListDestroy', 'zeContextDestroy', 'zeModuleCreate', 'zeMemAllocDevice',
+              'zeMemFree'}
+MUST_BE_ONE_EVENT = {'zeKernelSetArgumentValue', 'zeCommandListAppendLaunchKernel',
+                     'zeCommandListAppendMemoryCopy', 'zeEventQueryStatus', 'zeKernelSetGroupSize',
+                     'zeDeviceGetProperties', 'zeDriverGet', 'zeEventHostSignal'}
 
 
 def preload(shim):
@@ -193,8 +211,14 @@ EVENT = re.compile(r'^\[[^\]]*\] \([^)]*\) \S+ (zeprof_\w+):(\w+): \{[^}]*\}, \{
                    r'\{ ?(.*?) ?\}$')
 
 
-def read_trace(trace_dir):
-    r = subprocess.run(['babeltrace2', trace_dir], capture_output=True, text=True, timeout=120)
+CALL_START = re.compile(r'\bcall_start = (\d+)')
+
+
+def read_trace(trace_dir, with_cycles=False):
+    """(provider, name, vtid, payload, vpid) per event; with_cycles: plus the timestamp in clock
+    cycles and, for a one-event call, its call_start (same scale), else None."""
+    r = subprocess.run(['babeltrace2', '--clock-cycles', trace_dir], capture_output=True,
+                       text=True, timeout=120)
     if r.returncode != 0:
         fail(f'babeltrace2 failed: {r.stderr.strip()}')
     events = []
@@ -203,17 +227,36 @@ def read_trace(trace_dir):
         if not m:
             fail(f'unexpected trace line: {line}')
         context = dict(kv.split(' = ', 1) for kv in m.group(3).split(', '))
-        events.append((m.group(1), m.group(2), context['vtid'], m.group(4), context['vpid']))
+        event = (m.group(1), m.group(2), context['vtid'], m.group(4), context['vpid'])
+        if with_cycles:
+            start = CALL_START.search(m.group(4))
+            event += (int(line[1:line.index(']')]), int(start.group(1)) if start else None)
+        events.append(event)
     return events
+
+
+def split_name(name):
+    """'zeFoo_call_full' -> ('zeFoo', 'call_full'); 'zeFoo_entry' -> ('zeFoo', 'entry')."""
+    if name.endswith('_call_full'):
+        return name[:-len('_call_full')], 'call_full'
+    function, _, kind = name.rpartition('_')
+    return function, kind
 
 
 def test_traced(trace_run, shim, workload, mode, zeprof_mode, *options):
     extra = ['--fork'] if '--fork' in options else []
+    clock = {}
+    if '--clock-plugin' in options:
+        # For the session daemon, its consumer and the program alike (trace-run passes its
+        # environment on): every event and every call start on a clock an hour ahead.
+        clock = {'LTTNG_UST_CLOCK_PLUGIN': options[options.index('--clock-plugin') + 1],
+                 'ZEPROF_TEST_CLOCK_SKEW_NS': str(3600 * 10**9)}
     with tempfile.TemporaryDirectory() as tmp:
         calls_path = os.path.join(tmp, 'calls.txt')
         trace_dir = os.path.join(tmp, 'trace')
         r = run([trace_run, trace_dir, '--', 'env', f'LD_PRELOAD={preload(shim)}',
-                 f'ZEPROF_MODE={zeprof_mode}', workload, mode, '--calls', calls_path] + extra)
+                 f'ZEPROF_MODE={zeprof_mode}', workload, mode, '--calls', calls_path] + extra,
+                clock)
         if r.returncode == 77:
             print(r.stderr)
             sys.exit(77)
@@ -221,7 +264,7 @@ def test_traced(trace_run, shim, workload, mode, zeprof_mode, *options):
             fail(f'traced run failed ({r.returncode}): {r.stdout} {r.stderr}')
         with open(calls_path, encoding='utf-8') as f:
             calls = f.read().split()
-        events = read_trace(trace_dir)
+        events = read_trace(trace_dir, with_cycles=True)
 
     api = [e for e in events if e[0] in ('zeprof_ze', 'zeprof_zet', 'zeprof_zes', 'zeprof_zel')]
     if not api:
@@ -229,32 +272,72 @@ def test_traced(trace_run, shim, workload, mode, zeprof_mode, *options):
     parent = api[0][4]
     children = {e[4] for e in api} - {parent}
     if extra:
-        child_calls = [e[1] for e in api if e[4] in children and e[1].endswith('_entry')]
-        if len(children) != 1 or child_calls != ['zeInit_entry', 'zeDriverGet_entry']:
+        child_calls = [e[1] for e in api if e[4] in children and
+                       e[1].endswith(('_entry', '_call', '_call_full'))]
+        want = ['zeInit_entry', 'zeDriverGet_call_full' if zeprof_mode == 'full' else
+                'zeDriverGet_call']
+        if len(children) != 1 or child_calls != want:
             fail(f'the forked child is not traced as expected: {children} {child_calls}')
     elif children:
         fail(f'events from unexpected processes: {children}')
-    stacks, top_level, exits = {}, [], []
-    for provider, name, vtid, payload, vpid in api:
+    # Per thread: the stack of open entry/exit calls, the descriptor of a one-event call awaiting
+    # its call event, and the timestamp of the thread's previous event.
+    stacks, pending_desc, previous_ts, top_level, exits = {}, {}, {}, [], []
+    shapes_seen = {}
+    call_kind = 'call_full' if zeprof_mode == 'full' else 'call'
+    for provider, name, vtid, payload, vpid, ts, start in api:
         if vpid != parent:
             vtid = f'{vpid}/{vtid}'
-        function, _, kind = name.rpartition('_')
+        function, kind = split_name(name)
         stack = stacks.setdefault(vtid, [])
+        waiting = pending_desc.pop(vtid, None)
+        if waiting is not None and (kind not in ('call', 'call_full') or function != waiting):
+            fail(f'the descriptor of {waiting} on thread {vtid} is followed by {name}')
+        if kind in ('entry', 'call', 'call_full'):
+            shapes_seen[function] = 'one event' if kind != 'entry' else 'entry and exit'
+            if is_one_event(function) != (kind != 'entry'):
+                fail(f'{function} recorded as {kind}, against its shape')
         if kind == 'entry':
             if not stack and vpid == parent:
                 top_level.append(function)
             stack.append(function)
+        elif kind == 'desc' and is_one_event(function):
+            pending_desc[vtid] = function
         elif kind in ('exit', 'desc'):
             if not stack or stack[-1] != function:
                 fail(f'{kind} of {function} on thread {vtid} does not close {stack[-1:]}')
             if kind == 'exit':
                 stack.pop()
                 exits.append((function, payload))
+        elif kind in ('call', 'call_full'):
+            if kind != call_kind:
+                fail(f'{name} recorded in mode {zeprof_mode}')
+            if start is None or start > ts or start < previous_ts.get(vtid, 0):
+                fail(f'{name} on thread {vtid}: start {start} not between the previous event '
+                     f'({previous_ts.get(vtid)}) and its own ({ts})')
+            if not stack and vpid == parent:
+                top_level.append(function)
+            exits.append((function, payload))
+            fields = {kv.split(' = ', 1)[0] for kv in payload.split(', ')}
+            if kind == 'call' and fields != {'call_start', 'result'}:
+                fail(f'{name} carries more than its start and result: {payload}')
+            if kind == 'call_full' and function == 'zeKernelSetArgumentValue' and \
+                    'argIndex' not in fields:
+                fail(f'{name} lacks the arguments in full mode: {payload}')
         else:
             fail(f'unknown event {provider}:{name}')
+        previous_ts[vtid] = ts
     open_calls = {t: s for t, s in stacks.items() if s}
     if open_calls:
         fail(f'calls without exit: {open_calls}')
+    if any(pending_desc.values()):
+        fail(f'descriptors without their call: {pending_desc}')
+    wrong_shape = [(f, how) for f, how in shapes_seen.items()
+                   if (f in MUST_BLOCK and how != 'entry and exit') or
+                   (f in MUST_BE_ONE_EVENT and how != 'one event')]
+    checked = MUST_BLOCK.union(MUST_BE_ONE_EVENT).intersection(shapes_seen)
+    if wrong_shape or len(checked) < 10:
+        fail(f'wrong shapes: {wrong_shape}; checked {sorted(checked)}')
     if top_level != calls:
         fail(f'traced calls differ from the calls made:\n{top_level}\nvs\n{calls}')
     bad = [p for f, p in exits if f == 'zeKernelSetArgumentValue' and 'result = 0x78000016' in p]
@@ -272,10 +355,14 @@ def test_traced(trace_run, shim, workload, mode, zeprof_mode, *options):
         fail(f'{zeprof_mode} mode decoded a descriptor outside the curated set')
     if zeprof_mode == 'minimal' and descs:
         fail(f'minimal mode recorded descriptors: {descs[0]}')
-    if zeprof_mode != 'minimal' and not (kernel_named and groups):
-        fail('the kernel name or the group counts are missing from the descriptors')
+    if zeprof_mode != 'minimal' and not kernel_named:
+        fail('the kernel name is missing from the descriptors')
+    # Launches are one-event calls: their descriptors (group counts) in full mode only.
+    if (zeprof_mode == 'full') != groups:
+        fail(f'group counts decoded: {groups}, in mode {zeprof_mode}')
     print(f'{len(calls)} calls, {len(api)} API events, {len(descs)} descriptor events, '
-          f'{len(events) - len(api)} other events: entries and exits pair up in order')
+          f'{len(events) - len(api)} other events: one-event calls start in order, entries and '
+          f'exits pair up in order; {len(checked)} shapes checked')
 
 
 def test_threads(trace_run, shim, program):
@@ -293,16 +380,17 @@ def test_threads(trace_run, shim, program):
     for provider, name, vtid, payload, vpid in events:
         if provider != 'zeprof_ze':
             continue
-        function, _, kind = name.rpartition('_')
+        function, kind = split_name(name)
         stack = stacks.setdefault(vtid, [])
+        if kind in ('entry', 'call'):
+            entries[function] = entries.get(function, 0) + 1
         if kind == 'entry':
             stack.append(function)
-            entries[function] = entries.get(function, 0) + 1
         elif kind == 'exit':
             if not stack or stack.pop() != function:
                 fail(f'unpaired exit of {function} on thread {vtid}')
-            if 'result = 0x0' not in payload:
-                fail(f'{function} failed on thread {vtid}: {payload}')
+        if kind in ('exit', 'call') and 'result = 0x0' not in payload:
+            fail(f'{function} failed on thread {vtid}: {payload}')
     if any(stacks.values()):
         fail('calls without exit')
     want = threads * calls
@@ -389,7 +477,7 @@ def test_constructor(trace_run, shim, program):
         events = read_trace(trace_dir)
     api = [(e[1], e[3]) for e in events if e[0] == 'zeprof_ze']
     names = [name for name, _ in api]
-    if names != ['zeInit_entry', 'zeInit_exit', 'zeDriverGet_entry', 'zeDriverGet_exit']:
+    if names != ['zeInit_entry', 'zeInit_exit', 'zeDriverGet_call']:
         fail(f'unexpected events: {names}')
     if 'result = 0x0' not in api[1][1]:
         fail(f'zeInit traced with another result: {api[1][1]}')

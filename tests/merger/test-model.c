@@ -50,6 +50,15 @@ static void leave(struct fixture *f, int64_t ns, int64_t tid, const char *functi
     feed(f, api(f, ZM_EVENT_API_EXIT, ns, tid, function, result));
 }
 
+/* A one-event call (docs/tracepoints.md): its only event at `end`, carrying its start. */
+static void whole_call(struct fixture *f, int64_t start, int64_t end, int64_t tid,
+                       const char *function, uint32_t result)
+{
+    struct zm_event event = api(f, ZM_EVENT_API_CALL, end, tid, function, result);
+    event.start_ns = start;
+    feed(f, event);
+}
+
 static const struct zm_stat_row *row(struct zm_stat_table *table, const char *name)
 {
     for (size_t i = 0; i < table->count; i++) {
@@ -106,6 +115,49 @@ static void test_nested_calls_nest(void)
     CHECK_EQ(zm_model_end_host(&f.model), 0);
     CHECK_EQ(api_row(&f, "zeOuter")->total_ns, 50);
     CHECK_EQ(api_row(&f, "zeInner")->total_ns, 10);
+    teardown(&f);
+}
+
+static void test_one_event_calls_are_complete(void)
+{
+    struct fixture f;
+    setup(&f, false);
+    whole_call(&f, 100, 130, 1, "zeKernelSetArgumentValue", 0);
+    entry(&f, 200, 1, "zeEventHostSynchronize");
+    whole_call(&f, 210, 215, 1, "zeKernelSetArgumentValue", 0x78000004); /* inside: stack kept */
+    leave(&f, 250, 1, "zeEventHostSynchronize", 0);
+    whole_call(&f, 300, 310, 2, "zeCommandListAppendLaunchKernel", 0);
+    CHECK_EQ(zm_model_end_host(&f.model), 0);
+    const struct zm_stat_row *r = api_row(&f, "zeKernelSetArgumentValue");
+    CHECK_EQ(r->calls, 2);
+    CHECK_EQ(r->total_ns, 30 + 5);
+    CHECK_EQ(r->errors, 1);
+    CHECK_EQ(api_row(&f, "zeEventHostSynchronize")->total_ns, 50);
+    CHECK_EQ(api_row(&f, "zeCommandListAppendLaunchKernel")->total_ns, 10);
+    CHECK_EQ(f.model.anomalies.orphan_exits, 0);
+    CHECK_EQ(f.model.anomalies.synthetic_closes, 0);
+    CHECK_EQ(f.model.anomalies.inverted_intervals, 0);
+    teardown(&f);
+}
+
+static void test_one_event_call_never_orphan_nor_synthetic(void)
+{
+    struct fixture f;
+    setup(&f, false);
+    /* An entry whose exit was lost stays open across one-event calls, which do not close it. */
+    entry(&f, 0, 1, "zeCommandQueueExecuteCommandLists");
+    whole_call(&f, 10, 20, 1, "zeEventQueryStatus", 0);
+    whole_call(&f, 30, 25, 1, "zeEventQueryStatus", 0); /* start after its event: inverted */
+    CHECK_EQ(zm_model_end_host(&f.model), 0);
+    const struct zm_stat_row *r = api_row(&f, "zeEventQueryStatus");
+    CHECK_EQ(r->calls, 2);
+    CHECK_EQ(r->total_ns, 10);
+    CHECK_EQ(r->min_ns, 0);
+    CHECK_EQ(f.model.anomalies.orphan_exits, 0);
+    CHECK_EQ(f.model.anomalies.inverted_intervals, 1);
+    /* Only the execute is closed synthetic, at the thread's last event. */
+    CHECK_EQ(f.model.anomalies.synthetic_closes, 1);
+    CHECK_EQ(api_row(&f, "zeCommandQueueExecuteCommandLists")->total_ns, 25);
     teardown(&f);
 }
 
@@ -278,6 +330,20 @@ static void append_call(struct fixture *f, int64_t ns, uint64_t call_id, const c
     leave(f, ns + 2, 1, "zeCommandListAppendLaunchKernel", 0);
 }
 
+/* An append made by a one-event call: the append event comes before the call's only event. */
+static void append_one_event(struct fixture *f, int64_t ns, uint64_t call_id, const char *name)
+{
+    feed(f, (struct zm_event){.kind = ZM_EVENT_APPEND,
+                              .ns = ns + 1,
+                              .pid = 100,
+                              .tid = 1,
+                              .call_id = call_id,
+                              .device = 0xd0,
+                              .name = name,
+                              .append_kind = "kernel"});
+    whole_call(f, ns, ns + 2, 1, "zeCommandListAppendLaunchKernel", 0);
+}
+
 static void timing(struct fixture *f, int64_t ns, uint64_t call_id, uint64_t execution,
                    uint64_t start, uint64_t end, uint32_t status)
 {
@@ -308,6 +374,24 @@ static void test_device_timing_links_to_append_across_wrap(void)
     CHECK_EQ(r->total_ns, 0x1000 * 100);
     CHECK_EQ(f.model.anomalies.unmatched_timings + f.model.anomalies.inverted_intervals, 0);
     CHECK_EQ(f.model.label_count, 1);
+    teardown(&f);
+}
+
+static void test_one_event_append_links_its_timing_across_wrap(void)
+{
+    struct fixture f;
+    setup(&f, false);
+    device_setup(&f, true);
+    append_one_event(&f, 1100000, 7, "my_kernel");
+    timing(&f, 2000000, 7, 0, 0xfffff800ull, 0x100000800ull, 0);
+    CHECK_EQ(zm_model_end_host(&f.model), 0);
+    const struct zm_stat_row *r = device_row(&f, "my_kernel");
+    CHECK_EQ(r->calls, 1);
+    CHECK_EQ(r->total_ns, 0x1000 * 100);
+    CHECK_EQ(api_row(&f, "zeCommandListAppendLaunchKernel")->calls, 1);
+    CHECK_EQ(f.model.anomalies.unmatched_timings + f.model.anomalies.inverted_intervals +
+                 f.model.anomalies.orphan_exits + f.model.anomalies.synthetic_closes,
+             0);
     teardown(&f);
 }
 
@@ -412,6 +496,8 @@ int main(void)
 {
     RUN(test_calls_pair_per_thread);
     RUN(test_nested_calls_nest);
+    RUN(test_one_event_calls_are_complete);
+    RUN(test_one_event_call_never_orphan_nor_synthetic);
     RUN(test_orphan_exit_is_counted_and_dropped);
     RUN(test_lost_inner_exit_closes_it_synthetic);
     RUN(test_open_call_closes_at_threads_last_event);
@@ -420,6 +506,7 @@ int main(void)
     RUN(test_errors_are_level_zero_error_codes);
     RUN(test_extended_rows_split_by_thread);
     RUN(test_device_timing_links_to_append_across_wrap);
+    RUN(test_one_event_append_links_its_timing_across_wrap);
     RUN(test_regular_list_executions_share_the_append);
     RUN(test_list_destroy_forgets_its_appends);
     RUN(test_lost_and_unanchored_timings_are_counted);

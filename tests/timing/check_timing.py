@@ -201,8 +201,12 @@ def check(opts, events, expected, truth, errors):
     timings = {}
     marker_ts = None
     for ts, provider, name, f in events:
-        if provider == 'zeprof_ze' and name == 'zeDriverGetApiVersion_entry' and marker_ts is None:
-            marker_ts = ts
+        if provider == 'zeprof_ze' and marker_ts is None:
+            # The marker call is one event (docs/tracepoints.md): its start, on the same clock.
+            if name in ('zeDriverGetApiVersion_call', 'zeDriverGetApiVersion_call_full'):
+                marker_ts = f['call_start']
+            elif name == 'zeDriverGetApiVersion_entry':
+                marker_ts = ts
         if provider != 'zeprof_device':
             continue
         if name == 'append':

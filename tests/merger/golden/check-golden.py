@@ -12,7 +12,8 @@ zeprof-merge in name order) and `expect/`, one file per output:
 --update rewrites `expect/` from what zeprof-merge prints now: read every diff before committing
 it (git diff tests/merger/golden). The cases: `gen` (gen-trace's scripted program: every anomaly,
 a wrapping 32-bit device clock), `sample` (tests/l0/sample under the shim on the simulated
-device), `pair` (two simulated hosts of tests/multihost, the second placed through 20 frames).
+device, entry and exit per call), `sample-one-event` (the same, recorded with one-event calls),
+`pair` (two simulated hosts of tests/multihost, the second placed through 20 frames).
 """
 
 import difflib
