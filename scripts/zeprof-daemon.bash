@@ -1,37 +1,81 @@
-# zeprof: the LTTng session daemon of a run (private for a user, shared per node as root).
+# zeprof: the LTTng session daemons of runs: one per run at a time, kept warm between runs.
 # Sourced by zeprof (scripts/zeprof.in), whose variables and helpers it uses and sets; not run
 # alone. Checked on its own, its variables look unassigned or unused (SC2154, SC2034).
 # shellcheck shell=bash disable=SC2154,SC2034
-
-# ---------------------------------------------------------------------------------------------
-# Session daemon
+#
+# Isolation: a session daemon serves one run (or one job on a node, zeprof-job.bash) at a time,
+# so a session records only the processes of its run. The program and its children register
+# with that daemon alone: they get LTTNG_HOME=<slot>/home, and the daemon listens for
+# applications on <slot>/home/.lttng/lttng-ust-sock-8 (--apps-sock), the socket lttng-ust looks
+# for under LTTNG_HOME. As root the daemon's other sockets live in /var/run/lttng whatever
+# LTTNG_HOME says, so it runs in a mount namespace of its own with a fresh tmpfs there: the
+# machine's root daemon (if any) and other runs' daemons are never seen, and zeprof's lttng
+# clients reach it with nsenter. The program itself stays in the machine's namespace.
+#
+# Warm reuse: a daemon is a "slot" directory, <state>/daemons/slot-XXXXXX (state: root
+# /var/run/zeprof, a user ${TMPDIR:-/tmp}/zeprof-<uid>):
+# - lock: a run holds an exclusive flock on it while it uses the daemon (and its finisher until
+#   the session is destroyed); the kernel drops it however the run ends.
+# - sessiond.pid: "<pid> <start time>" of the daemon (the start time guards against pid reuse).
+# - idle: present while the daemon waits, session-less and with no application registered, for
+#   the next run; its time stamp is when it became idle.
+# - home/ (LTTNG_HOME of the daemon, the clients and the program), sessiond.log, session.lttng.
+# A run takes an idle slot whose lock it can get, or starts a daemon in a new slot (loading its
+# session at start-up, so the session is ready when the daemon answers). A keeper process per
+# slot (zeprof --daemon-keeper SLOT) stops the daemon once it has been idle for
+# ZEPROF_DAEMON_IDLE seconds, or as soon as the lock is free without the slot being idle (its run
+# was killed outright), and removes the slot. ZEPROF_DAEMON_IDLE=0: each run stops its daemon.
 
 is_root=0
 [ "$(id -u)" -eq 0 ] && is_root=1
 
-work_dir=                # private scratch directory
+slot=                    # the daemon slot this run uses
+slot_lock_fd=            # its lock, while this run holds it
+daemon_pid=              # the daemon this run's lttng clients talk to
+daemon_warm=0            # 1 when the daemon was already running (an idle slot was reused)
 client_home=             # LTTNG_HOME of zeprof's lttng clients
-app_home=                # LTTNG_HOME of COMMAND when it needs a private daemon's
-own_daemon_pid=          # a private daemon this run started (normal user)
+app_home=                # LTTNG_HOME of COMMAND
 started_pid=             # set by start_daemon
-node_lock_fd=            # root: the node's sessiond.lock while this run holds it
-node_users_fd=           # root: shared lock held while this run uses the node's daemon
-session=                 # the session while it exists
+session=                 # the session while this run owns it
 app_pid=
 
-# Runs the lttng client quietly; on failure its output goes to stderr. The client never sees the
-# shim, even when the caller's environment preloads it.
+state_base() {
+  if [ "$is_root" -eq 1 ]; then echo /var/run/zeprof; else echo "${TMPDIR:-/tmp}/zeprof-$(id -u)"; fi
+}
+
+# Creates directory $1 (mode 0700) unless it exists; refuses one that is not ours or is a link
+# (a user's state lives in a shared /tmp).
+private_directory() {
+  [ -d "$1" ] || mkdir -m 0700 "$1" 2>/dev/null
+  [ -d "$1" ] && [ -O "$1" ] && [ ! -L "$1" ]
+}
+
+# The lttng client (or another LTTng control program), against the daemon $2 whose LTTNG_HOME is
+# $1. The client never sees the shim, even when the caller's environment preloads it.
+lttng_program_at() {
+  local home=$1 pid=$2
+  shift 2
+  if [ "$is_root" -eq 1 ]; then
+    nsenter --mount="/proc/$pid/ns/mnt" -- env -u LD_PRELOAD LTTNG_HOME="$home" "$@"
+  else
+    env -u LD_PRELOAD LTTNG_HOME="$home" "$@"
+  fi
+}
+
+lttng_at() {
+  local home=$1 pid=$2
+  shift 2
+  lttng_program_at "$home" "$pid" lttng "$@"
+}
+
+# Runs the lttng client against this run's daemon quietly; on failure its output goes to stderr.
 lttng_quiet() {
   local output_text
-  output_text=$(env -u LD_PRELOAD LTTNG_HOME="$client_home" lttng "$@" 2>&1) || {
+  output_text=$(lttng_at "$client_home" "$daemon_pid" "$@" 2>&1) || {
     printf '%s\n' "$output_text" >&2
     return 1
   }
   [ "$verbose" -eq 0 ] || printf '%s\n' "$output_text" >&2
-}
-
-daemon_answers() {
-  env -u LD_PRELOAD LTTNG_HOME="$client_home" lttng list >/dev/null 2>&1
 }
 
 # The pid's process state letter, empty when it is gone.
@@ -56,8 +100,8 @@ is_live_sessiond() {
   [ -n "$state" ] && [ "$state" != Z ] && [ "$(cat "/proc/$1/comm" 2>/dev/null)" = lttng-sessiond ]
 }
 
-# The pid of the live session daemon that the pid file $1 names as "<pid> <start time>" (the start
-# time guards against pid reuse); empty when there is none.
+# The pid of the live session daemon that the pid file $1 names as "<pid> <start time>"; empty
+# when there is none.
 live_daemon_in() {
   local pid start
   read -r pid start 2>/dev/null <"$1" || return 0
@@ -66,20 +110,51 @@ live_daemon_in() {
   return 0
 }
 
-# Stops a session daemon that zeprof started: TERM, a bounded wait, then KILL. By pid only.
+# Process $1's descendants (a session daemon's consumer daemons and their helpers), one
+# "<pid>:<start time>" a line.
+descendants() {
+  local line child
+  while read -r line; do
+    for child in $line; do
+      echo "$child:$(process_start_time "$child")"
+      descendants "$child"
+    done
+  done < <(cat "/proc/$1/task/"*/children 2>/dev/null)
+}
+
+# True once none of the processes given ("<pid>:<start time>") lives (zombies are dead).
+all_gone() {
+  local process state
+  for process; do
+    state=$(process_state "${process%%:*}")
+    if [ -n "$state" ] && [ "$state" != Z ] &&
+       [ "$(process_start_time "${process%%:*}")" = "${process#*:}" ]; then
+      return 1
+    fi
+  done
+}
+
+# Kills with SIGKILL those of the processes given ("<pid>:<start time>") that still live.
+kill_left() {
+  local process
+  for process; do
+    all_gone "$process" || kill -KILL "${process%%:*}" 2>/dev/null
+  done
+}
+
+# Stops a session daemon that zeprof started, and the consumer daemons it started (they end just
+# after it, or are orphaned): TERM, a bounded wait, then KILL. By pid only.
 stop_daemon() {
-  local pid=$1 tries=0 state
+  local pid=$1 tries=0 daemon helpers
   is_live_sessiond "$pid" || { wait "$pid" 2>/dev/null; return 0; }
   say "stopping lttng-sessiond (pid $pid)"
+  daemon=$pid:$(process_start_time "$pid")
+  mapfile -t helpers < <(descendants "$pid")
   kill -TERM "$pid" 2>/dev/null
-  while :; do
-    state=$(process_state "$pid")
-    if [ -z "$state" ] || [ "$state" = Z ]; then
-      break
-    fi
+  until all_gone "$daemon" "${helpers[@]}"; do
     if [ "$tries" -ge "$DAEMON_STOP_TRIES" ]; then
-      echo "zeprof: lttng-sessiond (pid $pid) ignored TERM; killing it" >&2
-      kill -KILL "$pid" 2>/dev/null
+      echo "zeprof: lttng-sessiond (pid $pid) or its consumer did not end on TERM; killing them" >&2
+      kill_left "$daemon" "${helpers[@]}"
       break
     fi
     sleep 0.1
@@ -87,96 +162,6 @@ stop_daemon() {
   done
   wait "$pid" 2>/dev/null   # reaps it when it is our child
   return 0
-}
-
-# Starts lttng-sessiond (LTTNG_HOME=$1, output to the log file $2) in the background, as a child
-# of zeprof in a session of its own: a Ctrl-C at the terminal must not reach it before the trace
-# is closed. Sets started_pid (setsid does not fork here: a background child of a shell without
-# job control is no process group leader, so the pid is the daemon's). It holds none of zeprof's
-# lock descriptors.
-start_daemon() {
-  local home=$1 log=$2
-  (
-    [ -z "$node_lock_fd" ] || eval "exec $node_lock_fd>&-"
-    [ -z "$node_users_fd" ] || eval "exec $node_users_fd>&-"
-    [ -z "$job_lock_fd" ] || eval "exec $job_lock_fd>&-"
-    [ -z "$job_users_fd" ] || eval "exec $job_users_fd>&-"
-    exec env -u LD_PRELOAD LTTNG_HOME="$home" setsid lttng-sessiond --no-kernel </dev/null >"$log" 2>&1
-  ) &
-  started_pid=$!
-}
-
-# Waits until the daemon answers; false if it died or did not answer in time.
-wait_daemon_ready() {
-  local pid=$1 tries=0 state
-  until daemon_answers; do
-    state=$(process_state "$pid")
-    if [ -z "$state" ] || [ "$state" = Z ]; then
-      return 1
-    fi
-    [ "$tries" -lt "$DAEMON_READY_TRIES" ] || return 1
-    sleep 0.1
-    tries=$((tries + 1))
-  done
-}
-
-# A run killed outright (SIGKILL) cannot clean up. Its scratch directory names the run
-# (zeprof.pid) and, for a normal user, its private daemon (sessiond.pid), each as "<pid> <start
-# time>". The next run of the same user stops such an orphaned daemon, by pid, and removes the
-# directory. Directories of live runs, of other users, or not yet labelled are left alone.
-reap_orphans() {
-  local dir owner owner_start pid
-  for dir in "${TMPDIR:-/tmp}"/zeprof.*/; do
-    if [ ! -O "$dir" ] || [ ! -f "$dir/zeprof.pid" ]; then
-      continue
-    fi
-    read -r owner owner_start 2>/dev/null <"$dir/zeprof.pid" || continue
-    [ "$(process_start_time "$owner")" != "$owner_start" ] || continue   # its run is alive
-    # Start times are counted from the reader's boot: a live run in another time namespace (a
-    # container sharing /tmp) reads differently, and is left alone.
-    if [ -e "/proc/$owner" ] &&
-       [ "$(readlink "/proc/$owner/ns/time" 2>/dev/null)" != "$(readlink /proc/self/ns/time)" ]; then
-      continue
-    fi
-    pid=$(live_daemon_in "$dir/sessiond.pid")
-    if [ -n "$pid" ]; then
-      say "stopping lttng-sessiond (pid $pid) of a zeprof run that was killed"
-      stop_daemon "$pid"
-    fi
-    rm -rf -- "$dir"
-  done
-}
-
-# Normal user: a daemon of our own with a private LTTNG_HOME, which the program shares.
-daemon_acquire_private() {
-  command -v lttng-sessiond >/dev/null 2>&1 ||
-    fail "LTTng is not installed (no 'lttng-sessiond' in PATH); install lttng-tools"
-  client_home=$work_dir
-  app_home=$work_dir
-  start_daemon "$work_dir" "$work_dir/sessiond.log"
-  own_daemon_pid=$started_pid
-  echo "$own_daemon_pid $(process_start_time "$own_daemon_pid")" >"$work_dir/sessiond.pid"
-  say "started a private lttng-sessiond (pid $own_daemon_pid, LTTNG_HOME=$work_dir)"
-  wait_daemon_ready "$own_daemon_pid" ||
-    fail "the session daemon did not start: $(tail -n 1 "$work_dir/sessiond.log" 2>/dev/null)"
-}
-
-daemon_release_private() {
-  [ -n "$own_daemon_pid" ] || return 0
-  stop_daemon "$own_daemon_pid"
-  own_daemon_pid=
-}
-
-# Root: one daemon per node, shared by concurrent zeprof runs (and by the ranks of a job later).
-# - sessiond.lock: exclusive flock around every decision to start or stop the daemon.
-# - sessiond.users: every run holds a shared flock on it while it uses the daemon; the kernel drops
-#   it when the run ends however it ends, so the count cannot leak. Whoever can take it exclusively
-#   (under sessiond.lock) is the last user.
-# - sessiond.pid: "<pid> <start time>" of the daemon zeprof started. A daemon it does not name
-#   (start time included, against pid reuse) is someone else's and is never stopped.
-# The pid of the live daemon that sessiond.pid names; empty when there is none.
-node_daemon_pid() {
-  live_daemon_in "$NODE_STATE_DIR/sessiond.pid"
 }
 
 # Takes an exclusive flock on file $1, waiting at most LOCK_TIMEOUT_S; the descriptor that holds
@@ -195,70 +180,311 @@ unlock_file() {
   printf -v "$1" '%s' ''
 }
 
-node_lock() {
-  lock_file "$NODE_STATE_DIR/sessiond.lock" node_lock_fd
+# Closes, in a child about to run something else, every lock descriptor of this run: a daemon,
+# keeper or program that inherited one would hold the lock after the run.
+close_lock_fds() {
+  local name fd
+  for name in slot_lock_fd job_lock_fd job_users_fd; do
+    fd=${!name:-}
+    [ -z "$fd" ] || eval "exec $fd>&-"
+  done
 }
 
-node_unlock() {
-  unlock_file node_lock_fd
+# Starts lttng-sessiond for LTTNG_HOME $1, logging to $2, loading the session file $3 (if not
+# empty) at start-up, in the background, as a child of zeprof in a session of its own (a Ctrl-C
+# at the terminal must not reach it before the trace is closed). Sets started_pid: setsid,
+# unshare (without --fork) and sh -c exec in place, so the pid is the daemon's. As root it runs
+# in a new mount namespace with a fresh tmpfs on /var/run/lttng (created, empty, if the machine
+# has none yet, as lttng-sessiond itself would).
+start_daemon() {
+  local home=$1 log=$2 load=${3:-} arguments
+  mkdir -p "$home/.lttng"
+  arguments=(--no-kernel "--apps-sock=$home/.lttng/lttng-ust-sock-8")
+  [ -z "$load" ] || arguments+=("--load=$load")
+  (
+    close_lock_fds
+    if [ "$is_root" -eq 1 ]; then
+      # shellcheck disable=SC2016 # expanded by that sh
+      exec env -u LD_PRELOAD LTTNG_HOME="$home" setsid unshare --mount --propagation private -- \
+        sh -c 'mkdir -p /var/run/lttng && mount -t tmpfs zeprof-lttng /var/run/lttng &&
+               exec lttng-sessiond "$@"' \
+        zeprof-sessiond "${arguments[@]}"
+    fi
+    exec env -u LD_PRELOAD LTTNG_HOME="$home" setsid lttng-sessiond "${arguments[@]}"
+  ) </dev/null >"$log" 2>&1 &
+  started_pid=$!
 }
 
-daemon_acquire_root() {
-  local pid
-  # The client's LTTNG_HOME only holds its .lttngrc: keep it away from root's own.
-  client_home=$work_dir
-  [ -d "$NODE_STATE_DIR" ] || mkdir -m 0700 "$NODE_STATE_DIR" 2>/dev/null || fail "cannot create $NODE_STATE_DIR"
-  node_lock || fail "cannot lock $NODE_STATE_DIR/sessiond.lock"
-  exec {node_users_fd}>"$NODE_STATE_DIR/sessiond.users" || fail "cannot open $NODE_STATE_DIR/sessiond.users"
-  # Cannot block: an exclusive holder holds sessiond.lock too, and we hold that.
-  flock -s "$node_users_fd"
+# Waits until daemon $1 (LTTNG_HOME $2) answers and, when $3 is given, lists session $3 as
+# recording; false if the daemon died or did not get there in time. As root the daemon is only
+# asked once it is lttng-sessiond (so in its own namespace): before, nsenter would reach the
+# caller's /var/run/lttng.
+wait_daemon_ready() {
+  local pid=$1 home=$2 name=${3:-} tries=0 state listing
+  while :; do
+    state=$(process_state "$pid")
+    if [ -z "$state" ] || [ "$state" = Z ]; then
+      return 1
+    fi
+    if is_live_sessiond "$pid"; then
+      if [ -z "$name" ]; then
+        lttng_at "$home" "$pid" list >/dev/null 2>&1 && return 0
+      else
+        listing=$(lttng_at "$home" "$pid" list "$name" 2>/dev/null) &&
+          [[ $listing == *"[active]"* ]] && return 0
+      fi
+    fi
+    [ "$tries" -lt "$DAEMON_READY_TRIES" ] || return 1
+    sleep "$DAEMON_READY_POLL_S"
+    tries=$((tries + 1))
+  done
+}
 
-  pid=$(node_daemon_pid)
-  [ -n "$pid" ] || rm -f "$NODE_STATE_DIR/sessiond.pid"   # stale: that daemon is gone
-  if daemon_answers; then
-    if [ -n "$pid" ]; then
-      say "sharing the node's lttng-sessiond (pid $pid) started by zeprof"
-    else
-      say "using the running root session daemon (not zeprof's; it will not be stopped)"
-    fi
-  else
-    command -v lttng-sessiond >/dev/null 2>&1 ||
-      fail "LTTng is not installed (no 'lttng-sessiond' in PATH); install lttng-tools"
-    [ -z "$pid" ] || stop_daemon "$pid"   # alive but not answering: ours, and broken
-    mkdir -p "$NODE_STATE_DIR/home"
-    start_daemon "$NODE_STATE_DIR/home" "$NODE_STATE_DIR/sessiond.log"
-    pid=$started_pid
-    echo "$pid $(process_start_time "$pid")" >"$NODE_STATE_DIR/sessiond.pid"
-    say "started the node's lttng-sessiond (pid $pid)"
-    if ! wait_daemon_ready "$pid"; then
-      stop_daemon "$pid"
-      rm -f "$NODE_STATE_DIR/sessiond.pid"
-      fail "the session daemon did not start: $(tail -n 1 "$NODE_STATE_DIR/sessiond.log" 2>/dev/null)"
-    fi
+# ---------------------------------------------------------------------------------------------
+# The session, described once as an LTTng session file: the daemon loads it at start-up (cold)
+# or `lttng load` does (warm), in one step either way.
+
+xml_escape() {
+  local text=$1
+  text=${text//&/&amp;}
+  text=${text//</&lt;}
+  text=${text//>/&gt;}
+  printf '%s' "$text"
+}
+
+# Writes the session file for session $1 recording into $2 to file $3.
+write_session_file() {
+  local name=$1 directory=$2 file=$3 overwrite=DISCARD blocking=0
+  [ "$discard" -eq 1 ] || blocking=-1   # -1: wait for space as long as it takes
+  cat >"$file" <<EOF
+<?xml version="1.0" encoding="UTF-8"?>
+<sessions>
+  <session>
+    <name>$(xml_escape "$name")</name>
+    <domains>
+      <domain>
+        <type>UST</type>
+        <buffer_type>PER_UID</buffer_type>
+        <channels>
+          <channel>
+            <name>$CHANNEL</name>
+            <enabled>true</enabled>
+            <overwrite_mode>$overwrite</overwrite_mode>
+            <subbuffer_size>$subbuf_bytes</subbuffer_size>
+            <subbuffer_count>$num_subbuf</subbuffer_count>
+            <switch_timer_interval>0</switch_timer_interval>
+            <read_timer_interval>0</read_timer_interval>
+            <output_type>MMAP</output_type>
+            <blocking_timeout>$blocking</blocking_timeout>
+            <monitor_timer_interval>1000000</monitor_timer_interval>
+            <tracefile_size>0</tracefile_size>
+            <tracefile_count>0</tracefile_count>
+            <live_timer_interval>0</live_timer_interval>
+            <events>
+              <event>
+                <name>$EVENTS</name>
+                <enabled>true</enabled>
+                <type>TRACEPOINT</type>
+                <loglevel_type>ALL</loglevel_type>
+              </event>
+            </events>
+            <contexts>
+              <context><type>VPID</type></context>
+              <context><type>VTID</type></context>
+              <context><type>PROCNAME</type></context>
+            </contexts>
+          </channel>
+        </channels>
+      </domain>
+    </domains>
+    <started>true</started>
+    <output>
+      <consumer_output>
+        <enabled>true</enabled>
+        <destination><path>$(xml_escape "$directory")</path></destination>
+      </consumer_output>
+    </output>
+  </session>
+</sessions>
+EOF
+}
+
+# Stops session $1 of daemon $3 (LTTNG_HOME $2) and returns once its trace is complete.
+stop_session_at() {
+  local name=$1 home=$2 pid=$3
+  if [ -x "$STOP_TOOL" ]; then
+    lttng_program_at "$home" "$pid" "$STOP_TOOL" "$name" && return 0
   fi
-  node_unlock
+  lttng_at "$home" "$pid" stop "$name" >/dev/null 2>&1
 }
 
-daemon_release_root() {
-  local probe_fd pid
-  [ -n "$node_users_fd" ] || { node_unlock; return 0; }
-  # After a failure in daemon_acquire_root we may still hold the lock.
-  if [ -z "$node_lock_fd" ] && ! node_lock; then
-    echo "zeprof: cannot lock $NODE_STATE_DIR/sessiond.lock; leaving the session daemon running" >&2
-    exec {node_users_fd}>&-
-    node_users_fd=
+# ---------------------------------------------------------------------------------------------
+# Slots
+
+# True when descriptor $2 holds the file that path $1 names now (a slot removed and recreated
+# meanwhile has another lock file).
+holds_file() {
+  [ -e "$1" ] && [ "$1" -ef "/proc/self/fd/$2" ]
+}
+
+# Takes a reusable idle slot (sets slot, slot_lock_fd, daemon_pid); false when there is none.
+# Slots that are neither in use nor idle (their run was killed) are cleared on the way, and with
+# $1 = clear so are idle ones (nothing is to be kept warm).
+claim_idle_slot() {
+  local how=${1:-} dir fd pid
+  for dir in "$(state_base)"/daemons/slot-*/; do
+    dir=${dir%/}
+    [ -d "$dir" ] || continue
+    exec {fd}>>"$dir/lock" || continue
+    if flock -n -x "$fd" && holds_file "$dir/lock" "$fd"; then
+      pid=$(live_daemon_in "$dir/sessiond.pid")
+      if [ -n "$pid" ] && [ -e "$dir/idle" ] && [ "$how" != clear ]; then
+        rm -f "$dir/idle"
+        slot=$dir slot_lock_fd=$fd daemon_pid=$pid
+        return 0
+      fi
+      say "clearing the daemon slot $dir (idle, or its run was killed)"
+      [ -z "$pid" ] || stop_daemon "$pid"
+      rm -rf -- "$dir"
+    fi
+    exec {fd}>&-
+  done
+  return 1
+}
+
+# A new slot, locked: made under a name claim_idle_slot does not look at, then renamed.
+new_slot() {
+  local base fresh fd
+  base=$(state_base)/daemons
+  fresh=$(mktemp -d "$base/new.XXXXXX") || return 1
+  exec {fd}>>"$fresh/lock" || return 1
+  flock -x "$fd"
+  slot=$base/slot-${fresh##*.}
+  mv -- "$fresh" "$slot" || { exec {fd}>&-; return 1; }
+  slot_lock_fd=$fd
+}
+
+# Starts the keeper of the current slot (see the top of this file).
+start_keeper() {
+  local script
+  script=$(readlink -f -- "$0") || return 0   # zeprof itself, not this sourced part
+  (
+    close_lock_fds
+    exec env -u LD_PRELOAD setsid bash "$script" --daemon-keeper "$slot" </dev/null >/dev/null 2>&1
+  ) &
+}
+
+# The keeper's loop (zeprof --daemon-keeper SLOT).
+daemon_keeper() {
+  local dir=$1 pause_fd fd pid since now
+  exec {pause_fd}<> <(:)
+  while ! read -r -t "$KEEPER_POLL_S" -u "$pause_fd" _; do
+    [ -d "$dir" ] || return 0
+    exec {fd}>>"$dir/lock" || return 0
+    if flock -n -x "$fd"; then
+      holds_file "$dir/lock" "$fd" || return 0
+      pid=$(live_daemon_in "$dir/sessiond.pid")
+      if [ -e "$dir/idle" ] && [ -n "$pid" ]; then
+        since=$(stat -c %Y "$dir/idle" 2>/dev/null) || since=0
+        printf -v now '%(%s)T' -1
+        if [ $((now - since)) -lt "$daemon_idle_s" ]; then
+          exec {fd}>&-
+          continue
+        fi
+      fi
+      # Idle long enough, gone, or abandoned by a run that was killed.
+      [ -z "$pid" ] || stop_daemon "$pid"
+      rm -rf -- "$dir"
+      return 0
+    fi
+    exec {fd}>&-
+  done
+}
+
+# Root: a daemon's mount namespace is made with unshare and entered with nsenter.
+need_isolation_tools() {
+  [ "$is_root" -eq 1 ] || return 0
+  if ! command -v unshare >/dev/null 2>&1 || ! command -v nsenter >/dev/null 2>&1; then
+    fail "unshare and nsenter (util-linux) are needed to isolate runs as root"
+  fi
+}
+
+# Gets this run a daemon with its session $1 recording into $2: an idle one, or a new one.
+daemon_acquire() {
+  local name=$1 directory=$2 base reason
+  base=$(state_base)
+  if ! private_directory "$base" || ! private_directory "$base/daemons"; then
+    fail "cannot use $base (not a directory of ours)"
+  fi
+  command -v lttng-sessiond >/dev/null 2>&1 ||
+    fail "LTTng is not installed (no 'lttng-sessiond' in PATH); install lttng-tools"
+  need_isolation_tools
+  if [ "$daemon_idle_s" -eq 0 ]; then
+    claim_idle_slot clear
+  elif claim_idle_slot; then
+    daemon_warm=1
+    client_home=$slot/home app_home=$slot/home
+    write_session_file "$name" "$directory" "$slot/session.lttng" ||
+      fail "cannot write $slot/session.lttng"
+    say "reusing the idle lttng-sessiond (pid $daemon_pid) of $slot"
+    session=$name
+    lttng_quiet load --input-path="$slot/session.lttng" "$name" ||
+      { session=; fail "cannot set up the LTTng session"; }
     return 0
   fi
-  exec {node_users_fd}>&-
-  node_users_fd=
-  exec {probe_fd}>"$NODE_STATE_DIR/sessiond.users"
-  if flock -n -x "$probe_fd"; then
-    pid=$(node_daemon_pid)
-    [ -z "$pid" ] || stop_daemon "$pid"
-    rm -f "$NODE_STATE_DIR/sessiond.pid"
-  else
-    say "other zeprof runs still use the session daemon; leaving it running"
+  new_slot || fail "cannot create a daemon slot in $base/daemons"
+  client_home=$slot/home app_home=$slot/home
+  write_session_file "$name" "$directory" "$slot/session.lttng" ||
+    fail "cannot write $slot/session.lttng"
+  start_daemon "$slot/home" "$slot/sessiond.log" "$slot/session.lttng"
+  daemon_pid=$started_pid
+  echo "$daemon_pid $(process_start_time "$daemon_pid")" >"$slot/sessiond.pid"
+  [ "$daemon_idle_s" -eq 0 ] || start_keeper
+  say "started lttng-sessiond (pid $daemon_pid) in $slot"
+  if ! wait_daemon_ready "$daemon_pid" "$slot/home" "$name"; then
+    # The daemon's last word (its complaint about the open files limit is routine).
+    reason=$(grep -v 'open files limit' "$slot/sessiond.log" 2>/dev/null | tail -n 1)
+    daemon_release wait
+    fail "the session daemon did not start: $reason"
   fi
-  exec {probe_fd}>&-
-  node_unlock
+  session=$name
+}
+
+# Ends this run's use of its daemon once the session is stopped: destroys the session and either
+# leaves the daemon idle for the next run or stops it and removes the slot. Waits for all that
+# with $1 = wait; otherwise a finisher in the background does it (destroying takes lttng-sessiond
+# half a second, which the trace does not need) and holds the slot's lock until it is done.
+daemon_release() {
+  local how=${1:-}
+  [ -n "$slot" ] || return 0
+  if [ "$how" = wait ] || [ "$daemon_idle_s" -eq 0 ]; then
+    finish_slot
+  else
+    (
+      trap '' INT TERM HUP QUIT
+      finish_slot
+    ) </dev/null >/dev/null 2>&1 &
+  fi
+  [ -z "$slot_lock_fd" ] || exec {slot_lock_fd}>&-
+  slot='' slot_lock_fd='' daemon_pid=
+}
+
+finish_slot() {
+  local registered idle_ok=1
+  if [ -n "$session" ]; then
+    # The trace is complete already; a failure here (e.g. a full disk) only costs the reuse.
+    lttng_at "$client_home" "$daemon_pid" destroy "$session" >/dev/null 2>&1 ||
+      { say "cannot destroy session $session"; idle_ok=0; }
+    session=
+  fi
+  # A process of the run that outlived it is still registered: the daemon is not reused, or the
+  # next run would record it.
+  registered=$(lttng_at "$client_home" "$daemon_pid" list -u 2>/dev/null) || registered='PID: ?'
+  if [ "$daemon_idle_s" -gt 0 ] && [ "$idle_ok" -eq 1 ] && [[ $registered != *"PID: "* ]] &&
+     [ -n "$(live_daemon_in "$slot/sessiond.pid")" ]; then
+    : >"$slot/idle"
+  else
+    stop_daemon "$daemon_pid"
+    rm -rf -- "$slot"
+  fi
 }

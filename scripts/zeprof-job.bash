@@ -6,17 +6,17 @@
 # ---------------------------------------------------------------------------------------------
 # The node's session of a job, shared by the job's ranks on this node.
 #
-# State in job_dir (root: /var/run/zeprof/job-<id>; a normal user: $TMPDIR/zeprof-<uid>/job-<id>):
+# State in job_dir (state_base/job-<id>: root /var/run/zeprof, a user $TMPDIR/zeprof-<uid>):
 # - lock: an exclusive flock around every decision to create or close the session.
 # - users: every rank's wrapper holds a shared flock on it from before its program starts until
 #   after it has ended; the kernel drops it however the wrapper ends. Whoever can take it
 #   exclusively (under lock) is the last user and closes the session.
 # - session: "<session name>" and "<its output directory>", written once tracing is live.
-# - home/, sessiond.pid, sessiond.log (normal user): the job's session daemon on this node,
-#   "<pid> <start time>" as for a private daemon. As root the node's shared daemon is used
-#   (daemon_acquire_root), each wrapper holding its own share of it.
-# Lock order: job lock, then the root daemon's node lock. The directory stays (a few bytes): a
-# rank still waiting on the old lock file could otherwise lock a file that a newcomer recreated.
+# - home/, sessiond.pid, sessiond.log: the job's session daemon on this node, started as a run's
+#   (start_daemon: LTTNG_HOME and application socket of its own, as root in a mount namespace of
+#   its own), so two jobs on a node never record each other's processes. Not kept warm.
+# The directory stays (a few bytes): a rank still waiting on the old lock file could otherwise
+# lock a file that a newcomer recreated.
 
 job_dir=
 job_lock_fd=             # job_dir/lock while this wrapper holds it
@@ -25,16 +25,13 @@ job_session=             # the session this rank recorded in (to tell when it is
 job_node_dir=            # <output>/<hostname>: the node's trace directory
 job_wait_abandoned=0     # rank 0: a signal came while it waited for the node's other ranks
 
-job_state_base() {
-  if [ "$is_root" -eq 1 ]; then echo "$NODE_STATE_DIR"; else echo "${TMPDIR:-/tmp}/zeprof-$(id -u)"; fi
-}
-
-# lttng client for the job's daemon: the node's (root) or the job's private one.
+# lttng client for the daemon of job directory $1.
 job_lttng() {
-  local home=$client_home
-  [ "$is_root" -eq 1 ] || home=$1/home
+  local dir=$1 pid
   shift
-  env -u LD_PRELOAD LTTNG_HOME="$home" lttng "$@"
+  pid=$(job_daemon_pid "$dir")
+  [ -n "$pid" ] || return 1
+  lttng_at "$dir/home" "$pid" "$@"
 }
 
 job_lock() {
@@ -54,34 +51,31 @@ job_unused() {
   return "$status"
 }
 
-# The live daemon that $1/sessiond.pid names (normal user); empty when there is none.
+# The live daemon that $1/sessiond.pid names; empty when there is none.
 job_daemon_pid() {
   live_daemon_in "$1/sessiond.pid"
 }
 
-# Closes the session of job directory $1 and, for a normal user, stops the job's daemon. Under
-# the job's lock, by its last user (or by whoever finds that its users are all gone).
+# Closes the session of job directory $1 and stops the job's daemon. Under the job's lock, by
+# its last user (or by whoever finds that its users are all gone). The trace is complete once
+# the session is stopped; stopping the daemon destroys it.
 job_close_session() {
-  local dir=$1 name pid start
-  if read -r name 2>/dev/null <"$dir/session" && [ -n "$name" ]; then
+  local dir=$1 name pid closer start
+  pid=$(job_daemon_pid "$dir")
+  if read -r name 2>/dev/null <"$dir/session" && [ -n "$name" ] && [ -n "$pid" ]; then
     say "closing the node's session $name"
-    job_lttng "$dir" stop "$name" >/dev/null 2>&1 ||
+    stop_session_at "$name" "$dir/home" "$pid" ||
       echo "zeprof: cannot stop session $name" >&2
-    job_lttng "$dir" destroy "$name" >/dev/null 2>&1 ||
-      echo "zeprof: cannot destroy session $name" >&2
   fi
   rm -f "$dir/session"
   # The session's closer has nothing left to do.
-  if read -r pid start 2>/dev/null <"$dir/closer.pid" && [ "$pid" != "$$" ] &&
-     [ "$(process_start_time "$pid")" = "$start" ]; then
-    kill -TERM "$pid" 2>/dev/null
+  if read -r closer start 2>/dev/null <"$dir/closer.pid" && [ "$closer" != "$$" ] &&
+     [ "$(process_start_time "$closer")" = "$start" ]; then
+    kill -TERM "$closer" 2>/dev/null
   fi
   rm -f "$dir/closer.pid"
-  if [ "$is_root" -eq 0 ]; then
-    pid=$(job_daemon_pid "$dir")
-    [ -z "$pid" ] || stop_daemon "$pid"
-    rm -f "$dir/sessiond.pid"
-  fi
+  [ -z "$pid" ] || stop_daemon "$pid"
+  rm -f "$dir/sessiond.pid"
 }
 
 # Ranks killed outright (every wrapper of a node) cannot close their session: the next zeprof run
@@ -89,7 +83,7 @@ job_close_session() {
 # (its lock taken) is left for later.
 reap_stale_jobs() {
   local dir fd
-  for dir in "$(job_state_base)"/job-*/; do
+  for dir in "$(state_base)"/job-*/; do
     dir=${dir%/}
     if [ ! -f "$dir/lock" ] || [ ! -O "$dir" ]; then continue; fi
     [ -f "$dir/session" ] || [ -f "$dir/sessiond.pid" ] || continue
@@ -103,26 +97,31 @@ reap_stale_jobs() {
   done
 }
 
-# Normal user: the job's session daemon on this node, started by the first rank (or adopted).
+# The job's session daemon on this node, started by the first rank (or adopted).
 job_daemon_acquire() {
   local pid
   client_home=$job_dir/home
   app_home=$job_dir/home
   mkdir -p "$job_dir/home" || fail "cannot create $job_dir/home"
-  daemon_answers && return 0
+  pid=$(job_daemon_pid "$job_dir")
+  if [ -n "$pid" ] && job_lttng "$job_dir" list >/dev/null 2>&1; then
+    daemon_pid=$pid
+    return 0
+  fi
   command -v lttng-sessiond >/dev/null 2>&1 ||
     fail "LTTng is not installed (no 'lttng-sessiond' in PATH); install lttng-tools"
-  pid=$(job_daemon_pid "$job_dir")
+  need_isolation_tools
   [ -z "$pid" ] || stop_daemon "$pid"   # alive but not answering: broken
   start_daemon "$job_dir/home" "$job_dir/sessiond.log"
   pid=$started_pid
   echo "$pid $(process_start_time "$pid")" >"$job_dir/sessiond.pid"
   say "started the job's lttng-sessiond on this node (pid $pid, LTTNG_HOME=$job_dir/home)"
-  if ! wait_daemon_ready "$pid"; then
+  if ! wait_daemon_ready "$pid" "$job_dir/home"; then
     stop_daemon "$pid"
     rm -f "$job_dir/sessiond.pid"
-    fail "the session daemon did not start: $(tail -n 1 "$job_dir/sessiond.log" 2>/dev/null)"
+    fail "the session daemon did not start: $(grep -v 'open files limit' "$job_dir/sessiond.log" 2>/dev/null | tail -n 1)"
   fi
+  daemon_pid=$pid
 }
 
 # The node's session, created by the first rank. Its trace goes to <output>/<hostname>; a later
@@ -141,9 +140,10 @@ job_create_session() {
   mkdir -p -- "$directory" || fail "cannot create the output directory: $directory"
   [ -e "$marker" ] || echo "$job_id" >"$marker"
   session=zeprof-$(uname -n)-$$-$(date +%s%N)
-  lttng_quiet create "$session" --output="$directory" ||
-    { session=; fail "cannot create an LTTng session"; }
-  session_configure
+  write_session_file "$session" "$directory" "$job_dir/session.lttng" ||
+    fail "cannot write $job_dir/session.lttng"
+  lttng_quiet load --input-path="$job_dir/session.lttng" "$session" ||
+    { session=; fail "cannot set up the LTTng session"; }
   if ! printf '%s\n%s\n' "$session" "$directory" >"$job_dir/session.new" ||
      ! mv -f "$job_dir/session.new" "$job_dir/session"; then
     fail "cannot write $job_dir/session"
@@ -162,10 +162,7 @@ job_start_closer() {
   local script
   script=$(readlink -f -- "$0") || return 0   # zeprof itself, not this sourced part
   (
-    [ -z "$job_lock_fd" ] || eval "exec $job_lock_fd>&-"
-    [ -z "$job_users_fd" ] || eval "exec $job_users_fd>&-"
-    [ -z "$node_lock_fd" ] || eval "exec $node_lock_fd>&-"
-    [ -z "$node_users_fd" ] || eval "exec $node_users_fd>&-"
+    close_lock_fds
     exec env -u LD_PRELOAD setsid bash "$script" --job-closer "$job_dir" "$job_session" \
       </dev/null >/dev/null 2>&1
   ) &
@@ -191,11 +188,6 @@ job_closer() {
     fi
     if job_unused "$job_dir"; then
       job_close_session "$job_dir"
-      if [ "$is_root" -eq 1 ]; then
-        # As root the node's shared daemon: stopped when zeprof started it and no run uses it.
-        exec {node_users_fd}>"$NODE_STATE_DIR/sessiond.users"
-        daemon_release_root
-      fi
       job_unlock
       return 0
     fi
@@ -206,7 +198,7 @@ job_closer() {
 # Joins the node's session, creating it when there is none; returns once tracing is live.
 job_join() {
   local name base
-  base=$(job_state_base)
+  base=$(state_base)
   job_dir=$base/job-$job_id
   job_node_dir=$output/$(uname -n)
   # A normal user's base is in a shared /tmp: ours, private, and no symbolic link.
@@ -216,9 +208,6 @@ job_join() {
   fi
   mkdir -p "$job_dir" || fail "cannot create $job_dir"
   job_lock || fail "cannot lock $job_dir/lock"
-  # Root: the node's daemon first (its session lives there). A normal user's job daemon is
-  # stopped with a stale session, so that comes after.
-  [ "$is_root" -eq 0 ] || daemon_acquire_root
   # A session whose users are all gone was left by wrappers killed outright: close it first.
   if [ -f "$job_dir/session" ] && job_unused "$job_dir"; then
     job_close_session "$job_dir"
@@ -226,7 +215,7 @@ job_join() {
   exec {job_users_fd}>"$job_dir/users" || fail "cannot open $job_dir/users"
   # Cannot block: an exclusive holder holds the job's lock too, and we hold that.
   flock -s "$job_users_fd"
-  [ "$is_root" -eq 1 ] || job_daemon_acquire
+  job_daemon_acquire
   name=
   read -r name 2>/dev/null <"$job_dir/session" || name=
   if [ -n "$name" ] && job_lttng "$job_dir" list "$name" >/dev/null 2>&1; then
@@ -274,6 +263,5 @@ job_leave() {
     sleep "$JOB_CLOSE_POLL_S"
     job_lock || { echo "zeprof: cannot lock $job_dir/lock" >&2; return 0; }
   done
-  [ "$is_root" -eq 0 ] || daemon_release_root
   job_unlock
 }

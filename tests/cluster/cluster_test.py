@@ -193,6 +193,54 @@ def case_fake_ranks(work):
     check_no_daemon_left('Slurm ranks')
 
 
+def logged_pid(log_path):
+    """The pid of the e2e_app that wrote log_path (its main thread's tid)."""
+    with open(log_path) as log:
+        for line in log:
+            words = line.split()
+            if len(words) == 4 and words[0] == 'main':
+                return int(words[1])
+    return None
+
+
+def traced_pids(node_dir):
+    """The pids with zeInit calls in a node's trace (tally -e rows)."""
+    return {row.get('pid') for row in tally([node_dir], extended=True).get('api', [])
+            if row.get('name') == 'zeInit'}
+
+
+def case_two_jobs(work):
+    """Two jobs on one node at once (one waiting for a signal while the other runs to its end):
+    each node trace holds its own job's ranks and nobody else's."""
+    waiting = [Rank(work, r, openmpi_rank(r, r, 2, '31'), mode='wait-signal',
+                    options=['--no-analysis']) for r in range(2)]
+    if not check(wait_ready(waiting), 'the first job\'s ranks are under way'):
+        for rank in waiting:
+            rank.process.kill()
+            rank.finish()
+        return
+    quick = [Rank(work, 10 + r, openmpi_rank(r, r, 2, '32'), options=['--no-analysis'])
+             for r in range(2)]
+    statuses = [rank.finish() for rank in quick]
+    check(statuses == [0, 0], 'the second job succeeds meanwhile',
+          ''.join(rank.stderr for rank in quick)[-400:])
+    for rank in waiting:
+        pid = rank.app_pid()
+        if pid:
+            os.kill(pid, signal.SIGINT)
+    statuses = [rank.finish() for rank in waiting]
+    check(statuses == [0, 0], 'the first job succeeds', ''.join(r.stderr for r in waiting)[-400:])
+    host = socket.gethostname()
+    for job, ranks in [('31', waiting), ('32', quick)]:
+        node_dir = os.path.join(work, 'zeprof-trace', job, host)
+        check_one_node_trace(node_dir, 2, f'job {job}')
+        own = {logged_pid(rank.log) for rank in ranks}
+        pids = traced_pids(node_dir)
+        check(pids == own, f'job {job}: the trace holds its own ranks only',
+              f'{sorted(pids, key=str)} vs {sorted(own, key=str)}')
+    check_no_daemon_left('two jobs', patience_s=10)
+
+
 def case_detection(work):
     """Every launcher's variables name the rank, local rank and size, and the job directory."""
     launchers = [
@@ -537,6 +585,7 @@ CASES = {
     'sigint': case_sigint,
     'stale': case_stale,
     'two-nodes': case_two_nodes,
+    'two-jobs': case_two_jobs,
 }
 
 

@@ -129,9 +129,8 @@ def read_trace(directory):
 
 def api_calls_by_thread(events, vpid, with_events=False):
     """vtid -> [(event name, result)] of the entry, exit and call events of API calls of process
-    vpid (with_events: [(event name, result, event)]). Other processes may be in the trace: a
-    session records every traced process of its user on the node (concurrent runs that share the
-    root daemon see each other's calls)."""
+    vpid (with_events: [(event name, result, event)]). Other processes may be in a trace (a
+    job's node trace holds every rank); e2e_isolation checks that a run's holds only its own."""
     threads = {}
     for event in events:
         if (event.provider in API_PROVIDERS and event.vpid == vpid
@@ -216,13 +215,12 @@ def check_quiet(stderr, what):
 
 
 def check_no_daemon_left(what):
-    left = lttng_processes_left(home_prefix="zeprof.")
+    left = lttng_processes_left(home_prefix="zeprof-")
     if left is None:
         print(f'# {what}: leftover daemons not checked (root outside a private namespace)')
         return
     check(not left, f'{what}: no LTTng daemon left behind', str(left))
-    check(not os.path.exists('/var/run/zeprof/sessiond.pid'),
-          f'{what}: no stale sessiond.pid left behind')
+    check(not daemon_slots(), f'{what}: no daemon slot left behind', str(daemon_slots()))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -371,9 +369,13 @@ def case_environment(work):
               'LTTNG_UST_REGISTER_TIMEOUT makes the program wait for registration', values[5])
     defaults = run([ZEPROF, '--no-analysis', '-o', os.path.join(work, 'defaults'), '--',
                     'sh', '-c', script], env=environment(LD_PRELOAD=None))
-    check(defaults.stdout.splitlines()[:5] == [SHIM, '1', '', '', ''],
-          'by default: the shim alone, profiling on, no mode, quiet, not blocking',
+    check(defaults.stdout.splitlines()[:5] == [SHIM, '1', '', '', '1'],
+          'by default: the shim alone, profiling on, no mode, quiet, blocking (lossless)',
           defaults.stdout)
+    discarding = run([ZEPROF, '--no-analysis', '--discard', '-o', os.path.join(work, 'discard'),
+                      '--', 'sh', '-c', script], env=environment(LD_PRELOAD=None))
+    check(discarding.stdout.splitlines()[4:5] == [''],
+          '--discard: the program may not block', discarding.stdout)
 
     # Default output directories: under ./zeprof-trace, distinct for runs in the same second.
     for _ in range(2):
@@ -466,39 +468,90 @@ def case_ctrl_c(work):
     check_trace_matches_log(events, log, 'ctrl-c')
 
 
-def case_blocking(work):
-    """--blocking: many calls, none lost."""
-    calls = 50000
+def traced_calls(trace_dir, log_path, name):
+    """How many calls of `name` the program that wrote log_path has in the trace (a call is one
+    `_call` event, or an entry and an exit: counted by their `_call` and `_exit` events), and
+    babeltrace2's complaints."""
+    if not os.path.exists(log_path):
+        return 0, 'the program did not run'
+    events, errors = read_trace(trace_dir)
+    made = [event for thread in api_calls_by_thread(events, app_pid(log_path)).values()
+            for event, _ in thread]
+    return made.count(name + '_call') + made.count(name + '_exit'), errors
+
+
+def tally_json(stdout):
+    try:
+        return json.loads(stdout)
+    except ValueError:
+        return {}
+
+
+def discarded(tally):
+    anomalies = tally.get('anomalies', {}) if isinstance(tally, dict) else {}
+    return anomalies.get('discarded_events', 0) + anomalies.get('discarded_packets', 0)
+
+
+def case_lossless(work):
+    """By default no event is lost, even with buffers far too small for the program's pace (the
+    program waits for space); --discard loses events then, and the tally says how many."""
+    calls = 20000
+    tiny = {'ZEPROF_SUBBUF_SIZE': '4096', 'ZEPROF_NUM_SUBBUF': '2'}
     log_path = os.path.join(work, 'app.log')
     trace_dir = os.path.join(work, 'trace')
-    completed = zeprof(['--blocking', '--no-profile', '--no-analysis', '-o', trace_dir, '--',
-                        APP, 'loop', log_path, str(calls)])
-    check(completed.returncode == 0, 'the program runs under zeprof --blocking',
+    completed = zeprof(['-j', '--no-profile', '-o', trace_dir, '--',
+                        APP, 'loop', log_path, str(calls)], env=environment(**tiny))
+    check(completed.returncode == 0, 'the program runs under zeprof with tiny buffers',
           completed.stderr.strip())
-    check_no_daemon_left('blocking')
-    events, babeltrace_errors = read_trace(trace_dir)
-    calls_made = [name for thread in api_calls_by_thread(events, app_pid(log_path)).values()
-                  for name, _ in thread]
-    # zeDriverGet is one event per call; open_device calls it once before the loop.
-    recorded = calls_made.count('zeDriverGet_call')
+    check_no_daemon_left('lossless')
+    recorded, babeltrace_errors = traced_calls(trace_dir, log_path, 'zeDriverGet')
+    # open_device calls zeDriverGet once before the loop.
     check(recorded == calls + 1, 'every call is in the trace',
-          f'{recorded} call events, {calls + 1} calls')
-    check('discarded' not in babeltrace_errors.lower(), 'no discarded events',
+          f'{recorded} calls recorded, {calls + 1} made')
+    check('discarded' not in babeltrace_errors.lower(), 'babeltrace2 reports no discarded event',
           babeltrace_errors.strip()[:300])
+    check(discarded(tally_json(completed.stdout)) == 0, 'the tally counts no lost event',
+          str(tally_json(completed.stdout).get('anomalies')))
 
-    # The session as zeprof set it up (root: the daemon is the namespace's, so we can ask it).
-    if lttng_processes_left(home_prefix="zeprof.") is None or os.geteuid() != 0:
-        return
-    process, log_path = start_waiting_run(work, 'listed', ['--blocking'])
+    # The same with --discard: events are lost, and both tallies say so.
+    lossy_dir = os.path.join(work, 'lossy')
+    lossy_log = os.path.join(work, 'lossy.log')
+    lossy = zeprof(['-j', '--discard', '--no-profile', '-o', lossy_dir, '--',
+                    APP, 'loop', lossy_log, str(4 * calls)], env=environment(**tiny))
+    check(lossy.returncode == 0, 'the program runs under zeprof --discard', lossy.stderr.strip())
+    recorded, _ = traced_calls(lossy_dir, lossy_log, 'zeDriverGet')
+    lost = discarded(tally_json(lossy.stdout))
+    check(recorded < 4 * calls + 1 and lost > 0,
+          '--discard with tiny buffers loses events and the JSON tally counts them',
+          f'{recorded} calls recorded of {4 * calls + 1}, {lost} counted lost')
+    text = zeprof(['-r', lossy_dir])
+    check(text.returncode == 0 and re.search(r'discarded', text.stdout + text.stderr),
+          'the text tally says that events were lost', (text.stdout + text.stderr)[-400:])
+
+    # The session as zeprof sets it up, asked of its daemon.
+    process, waiting_log = start_waiting_run(work, 'listed')
     listing = ''
-    if check(log_path is not None, 'a --blocking run is under way'):
-        sessions = re.findall(r'\) (zeprof-\S+) \[', run(['lttng', 'list']).stdout)
-        if check(len(sessions) == 1, 'lttng lists its session', str(sessions)):
-            listing = run(['lttng', 'list', sessions[0]]).stdout
-    end_waiting_run(process, 'the --blocking run')
+    if check(waiting_log is not None, 'a run is under way'):
+        daemons = session_daemons()
+        if check(len(daemons) == 1, 'the run has one session daemon', str(daemons)):
+            listing = lttng_of_daemon(daemons[0], ['list']).stdout
+            sessions = re.findall(r'\) (zeprof-\S+) \[', listing)
+            if check(len(sessions) == 1, 'its daemon lists its session', listing[-300:]):
+                listing = lttng_of_daemon(daemons[0], ['list', sessions[0]]).stdout
+    end_waiting_run(process, 'the listed run')
     for expected in ['Buffering scheme: per-user', 'Blocking timeout: infinite',
                      'Sub-buffer size:  2097152 bytes', 'Sub-buffer count: 4', 'zeprof_*']:
         check(expected in listing, f'the session has {expected}', listing[-400:])
+
+
+def lttng_of_daemon(pid, arguments):
+    """The lttng client talking to session daemon `pid` (as root in its mount namespace)."""
+    with open(f'/proc/{pid}/environ', 'rb') as environ:
+        homes = [v[len(b'LTTNG_HOME='):].decode() for v in environ.read().split(b'\0')
+                 if v.startswith(b'LTTNG_HOME=')]
+    env = environment(LTTNG_HOME=homes[0] if homes else None)
+    prefix = ['nsenter', f'--mount=/proc/{pid}/ns/mnt', '--'] if os.geteuid() == 0 else []
+    return run(prefix + ['lttng'] + arguments, env=env)
 
 
 def case_print_env(work):
@@ -630,13 +683,13 @@ def end_waiting_run(process, what):
 
 
 def session_daemons():
-    return [pid for pid, name in lttng_processes_left(home_prefix="zeprof.") or [] if name == 'lttng-sessiond']
+    return [pid for pid, name in lttng_processes_left(home_prefix="zeprof-") or [] if name == 'lttng-sessiond']
 
 
 def case_killed_run(work):
     """A zeprof run killed outright (SIGKILL, no cleanup possible) leaves its daemon; the next run
     of the user stops it (root: adopts the node's daemon; user: reaps the orphaned private one)."""
-    if lttng_processes_left(home_prefix="zeprof.") is None:
+    if lttng_processes_left(home_prefix="zeprof-") is None:
         print('# killed-run: leftover daemons cannot be told here')
         return
     killed, killed_log = start_waiting_run(work, 'killed')
@@ -644,7 +697,7 @@ def case_killed_run(work):
     os.killpg(killed.pid, signal.SIGKILL)
     killed.communicate()
     check(len(session_daemons()) == 1, 'the killed run leaves its daemon running',
-          str(lttng_processes_left(home_prefix="zeprof.")))
+          str(lttng_processes_left(home_prefix="zeprof-")))
     after = zeprof(['--no-analysis', '-o', os.path.join(work, 'after'), '--',
                     APP, 'calls', os.path.join(work, 'after.log')])
     check(after.returncode == 0, 'the next run succeeds', after.stderr.strip())
@@ -653,12 +706,22 @@ def case_killed_run(work):
     check_trace_matches_log(events, CallLog(os.path.join(work, 'after.log')), 'next run')
 
 
-def case_shared_daemon(work):
-    """Root: concurrent runs share the node's daemon, which the last of them stops (also when the
-    run that started it ended first); a daemon zeprof did not start is used and left running."""
-    if os.geteuid() != 0 or lttng_processes_left(home_prefix="zeprof.") is None:
-        print('# shared-daemon: root in a private namespace only')
-        return
+def trace_pids(trace_dir):
+    """The vpids of the processes that have API calls in the trace."""
+    events, _ = read_trace(trace_dir)
+    return {event.vpid for event in events if event.provider in API_PROVIDERS}
+
+
+def check_only_own_calls(work, name, log_path, what):
+    pids = trace_pids(os.path.join(work, name))
+    check(pids == {app_pid(log_path)}, f'{what}: the trace holds its own process only',
+          f'{pids} (own {app_pid(log_path)})')
+
+
+def case_isolation(work):
+    """Each run records only its own processes: concurrent runs, a long run overlapped by short
+    ones, and (root) a run while a root session daemon zeprof did not start records a session of
+    its own with the same events enabled."""
     first, first_log = start_waiting_run(work, 'first')
     second, second_log = start_waiting_run(work, 'second')
     if not check(first_log and second_log, 'two runs are under way at once'):
@@ -666,22 +729,51 @@ def case_shared_daemon(work):
             process.kill()
             process.communicate()
         return
-    daemons = session_daemons()
-    check(len(daemons) == 1, 'they share one session daemon', str(daemons))
+    check(len(session_daemons()) == 2, 'each has a session daemon of its own',
+          str(session_daemons()))
     short_log = os.path.join(work, 'short.log')
     short = zeprof(['--no-analysis', '-o', os.path.join(work, 'short'), '--',
                     APP, 'calls', short_log])
     check(short.returncode == 0, 'a third, short run meanwhile succeeds', short.stderr.strip())
-    check(session_daemons() == daemons, 'the daemon outlives the short run')
-    end_waiting_run(first, 'the run that started the daemon')
-    check(session_daemons() == daemons, 'the daemon outlives the run that started it')
-    end_waiting_run(second, 'the last run')
-    check_no_daemon_left('after the last shared run')
+    end_waiting_run(first, 'the first run')
+    end_waiting_run(second, 'the second run')
+    check_no_daemon_left('after concurrent runs')
     for name, log_path in [('first', first_log), ('second', second_log), ('short', short_log)]:
+        check_only_own_calls(work, name, log_path, f'{name} run')
         events, _ = read_trace(os.path.join(work, name))
         check_trace_matches_log(events, CallLog(log_path), f'{name} run')
 
-    # A daemon someone else started is used and never stopped.
+    # A long run, whose program keeps starting children that call, overlapped by short runs: its
+    # trace holds its children (and no one else), theirs only themselves.
+    stop = os.path.join(work, 'stop-long')
+    script = ('n=0; while [ ! -e "$1" ]; do "$2" calls "$3/long.$n.log" || exit 1; '
+              'n=$((n + 1)); done')
+    long_run = subprocess.Popen([ZEPROF, '--no-analysis', '-o', os.path.join(work, 'long'), '--',
+                                 'sh', '-c', script, 'sh', stop, APP, work],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_until(lambda: os.path.exists(os.path.join(work, 'long.1.log')), RUN_TIMEOUT_S)
+    for index in range(3):
+        log_path = os.path.join(work, f'overlap{index}.log')
+        completed = zeprof(['--no-analysis', '-o', os.path.join(work, f'overlap{index}'), '--',
+                            APP, 'calls', log_path])
+        check(completed.returncode == 0, f'short run {index} succeeds', completed.stderr.strip())
+        check_only_own_calls(work, f'overlap{index}', log_path, f'short run {index}')
+    open(stop, 'w').close()
+    _, stderr = long_run.communicate(timeout=RUN_TIMEOUT_S)
+    check(long_run.returncode == 0, 'the long run succeeds', stderr.strip())
+    children = {app_pid(os.path.join(work, name)) for name in os.listdir(work)
+                if re.match(r'^long\.\d+\.log$', name)}
+    check(len(children) >= 2, 'the long run\'s program started children while short runs ran',
+          str(children))
+    pids = trace_pids(os.path.join(work, 'long'))
+    check(pids == children, 'the long run\'s trace holds its children and no one else',
+          f'{sorted(pids)} vs {sorted(children)}')
+    check_no_daemon_left('after overlapping runs')
+
+    if os.geteuid() != 0 or lttng_processes_left() is None:
+        print('# isolation: a foreign root daemon only as root in a private namespace')
+        return
+    # A root daemon someone else started, recording every zeprof_* event of its own processes.
     foreign = subprocess.Popen(['lttng-sessiond', '--no-kernel'], stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)
     try:
@@ -689,15 +781,146 @@ def case_shared_daemon(work):
             if run(['lttng', 'list']).returncode == 0:
                 break
             time.sleep(0.1)
-        reused = zeprof(['--no-analysis', '-o', os.path.join(work, 'foreign'), '--',
-                         APP, 'calls', os.path.join(work, 'foreign.log')])
-        check(reused.returncode == 0, 'a run with a foreign daemon succeeds', reused.stderr.strip())
+        foreign_dir = os.path.join(work, 'foreign-session')
+        setup = run(['sh', '-c', 'lttng create foreign --output="$1" && '
+                     'lttng enable-event -u "zeprof_*" && lttng add-context -u -t vpid && '
+                     'lttng start', 'sh', foreign_dir])
+        check(setup.returncode == 0, 'the foreign daemon records a session of its own',
+              setup.stderr.strip())
+        foreign_log = os.path.join(work, 'foreign-app.log')
+        foreign_ready = os.path.join(work, 'foreign-app.ready')
+        foreign_app = subprocess.Popen([APP, 'wait-signal', foreign_log, foreign_ready],
+                                       env=environment(LD_PRELOAD=SHIM),
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        while not os.path.exists(foreign_ready) and foreign_app.poll() is None:
+            time.sleep(0.05)
+        ours_log = os.path.join(work, 'ours.log')
+        ours = zeprof(['--no-analysis', '-o', os.path.join(work, 'ours'), '--',
+                       APP, 'calls', ours_log])
+        check(ours.returncode == 0, 'a run beside the foreign daemon succeeds', ours.stderr.strip())
         check(foreign.poll() is None, 'the foreign daemon is left running')
-        events, _ = read_trace(os.path.join(work, 'foreign'))
-        check_trace_matches_log(events, CallLog(os.path.join(work, 'foreign.log')), 'foreign')
+        check_only_own_calls(work, 'ours', ours_log, 'the run beside a foreign daemon')
+        events, _ = read_trace(os.path.join(work, 'ours'))
+        check_trace_matches_log(events, CallLog(ours_log), 'the run beside a foreign daemon')
+        foreign_app.send_signal(signal.SIGINT)
+        foreign_app.wait(timeout=RUN_TIMEOUT_S)
+        run(['lttng', 'stop', 'foreign'])
+        foreign_pids = trace_pids(foreign_dir)
+        check(app_pid(foreign_log) in foreign_pids,
+              'the foreign session recorded its own program', str(foreign_pids))
     finally:
         foreign.terminate()
         foreign.wait(timeout=RUN_TIMEOUT_S)
+
+
+def daemon_slots():
+    """zeprof's daemon slots for this user (scripts/zeprof-daemon.bash)."""
+    if os.geteuid() == 0:
+        base = '/var/run/zeprof/daemons'
+    else:
+        base = os.path.join(os.environ['TMPDIR'], f'zeprof-{os.geteuid()}', 'daemons')
+    return sorted(os.path.join(base, name) for name in os.listdir(base)
+                  if name.startswith('slot-')) if os.path.isdir(base) else []
+
+
+def wait_until(condition, patience_s):
+    deadline = time.monotonic() + patience_s
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return condition()
+
+
+def case_warm_daemon(work):
+    """With ZEPROF_DAEMON_IDLE, a run's daemon waits idle for the next run, which reuses it; a
+    run that comes while the idle daemon is in use gets one of its own; idle daemons are stopped
+    after the idle time."""
+    env = environment(ZEPROF_DAEMON_IDLE='4')
+
+    def traced(name):
+        log_path = os.path.join(work, f'{name}.log')
+        completed = run([ZEPROF, '--no-analysis', '-o', os.path.join(work, name), '--',
+                         APP, 'calls', log_path], env=env)
+        check(completed.returncode == 0, f'{name}: the run succeeds', completed.stderr.strip())
+        check_quiet(completed.stderr, name)
+        check_only_own_calls(work, name, log_path, name)
+        return log_path
+
+    def idle():
+        return [slot for slot in daemon_slots() if os.path.exists(os.path.join(slot, 'idle'))]
+
+    traced('cold')
+    check(wait_until(lambda: len(idle()) == 1, 30), 'the daemon waits idle after the run',
+          str(daemon_slots()))
+    daemons = session_daemons()
+    check(len(daemons) == 1, 'one daemon is left running, idle', str(daemons))
+    traced('warm')
+    check(session_daemons() == daemons, 'the next run reused it', str(session_daemons()))
+    check(wait_until(lambda: len(idle()) == 1, 30), 'it is idle again after the warm run')
+
+    # A run holding the warm daemon; another one meanwhile starts a daemon of its own.
+    process = subprocess.Popen([ZEPROF, '--no-analysis', '-o', os.path.join(work, 'holder'), '--',
+                                APP, 'wait-signal', os.path.join(work, 'holder.log'),
+                                os.path.join(work, 'holder.ready')],
+                               env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
+    wait_until(lambda: os.path.exists(os.path.join(work, 'holder.ready')), RUN_TIMEOUT_S)
+    check(session_daemons() == daemons, 'the holder took the idle daemon')
+    traced('beside')
+    check(len(session_daemons()) == 2, 'the run beside it got a daemon of its own',
+          str(session_daemons()))
+    end_waiting_run(process, 'the holder')
+    check_only_own_calls(work, 'holder', os.path.join(work, 'holder.log'), 'the holder')
+    check(wait_until(lambda: not session_daemons(), 60) and wait_until(lambda: not daemon_slots(), 10),
+          'idle daemons are stopped after the idle time, their slots removed',
+          f'{session_daemons()} {daemon_slots()}')
+
+
+def case_signal_message(work):
+    """A program killed by a signal: one line of zeprof's, not bash's report of its subshell; the
+    status stays 128+N. A program exiting with such a status is not said to be killed."""
+    # In the sanitizer build the shim brings AddressSanitizer into sh, whose SIGFPE handler would
+    # turn the signal into an exit.
+    asan = (os.environ.get('ASAN_OPTIONS', '') + ':handle_sigfpe=0').lstrip(':')
+    killed = zeprof(['--no-analysis', '-o', os.path.join(work, 'fpe'), '--',
+                     'sh', '-c', 'kill -FPE $$'], env=environment(ASAN_OPTIONS=asan))
+    check(killed.returncode == 136, 'the status is 128+SIGFPE', str(killed.returncode))
+    lines = [line for line in killed.stderr.splitlines() if not line.startswith('zeprof: trace in')]
+    check(lines == ['zeprof: sh killed by SIGFPE'], 'one line says which signal killed COMMAND',
+          repr(killed.stderr))
+    exited = zeprof(['--no-analysis', '-o', os.path.join(work, 'exit'), '--', 'sh', '-c', 'exit 136'])
+    check(exited.returncode == 136 and 'killed' not in exited.stderr,
+          'a program exiting with 136 is not reported killed', repr(exited.stderr))
+
+
+def case_disk_full(work):
+    """A disk that fills while recording: the program runs to its end, and zeprof says in one
+    line that the trace is incomplete because the disk was full (root: a small tmpfs mounted in
+    the test's private mount namespace)."""
+    if os.geteuid() != 0 or lttng_processes_left() is None:
+        print('# disk-full: root in a private namespace only')
+        return
+    small = os.path.join(work, 'small')
+    os.makedirs(small)
+    mounted = run(['mount', '-t', 'tmpfs', '-o', 'size=256k', 'zeprof-test-small', small])
+    if not check(mounted.returncode == 0, 'a small tmpfs is mounted', mounted.stderr.strip()):
+        return
+    try:
+        plain_log = os.path.join(work, 'plain.log')
+        run([APP, 'loop', plain_log, '100000'])
+        log_path = os.path.join(work, 'app.log')
+        trace_dir = os.path.join(small, 'trace')
+        completed = zeprof(['-o', trace_dir, '--', APP, 'loop', log_path, '100000'])
+        check(completed.returncode == 0, 'the program exits normally', completed.stderr.strip())
+        check(CallLog(log_path).outcome() == CallLog(plain_log).outcome(),
+              'the program made all its calls, with the same results')
+        lines = [line for line in completed.stderr.splitlines()
+                 if not line.startswith('zeprof: trace in')]
+        check(len(lines) == 1 and 'incomplete' in lines[0] and 'full' in lines[0],
+              'one line says that the trace is incomplete because the disk was full',
+              repr(completed.stderr[-600:]))
+        check_no_daemon_left('disk-full')
+    finally:
+        run(['umount', '-l', small])
 
 
 CASES = {
@@ -710,12 +933,15 @@ CASES = {
     'environment': case_environment,
     'sigint': case_sigint,
     'ctrl-c': case_ctrl_c,
-    'blocking': case_blocking,
+    'lossless': case_lossless,
     'print-env': case_print_env,
     'analysis': case_analysis,
     'usage': case_usage,
     'killed-run': case_killed_run,
-    'shared-daemon': case_shared_daemon,
+    'isolation': case_isolation,
+    'warm-daemon': case_warm_daemon,
+    'signal-message': case_signal_message,
+    'disk-full': case_disk_full,
 }
 
 

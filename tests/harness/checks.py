@@ -17,14 +17,15 @@ def check(condition, description, detail=''):
 
 
 def lttng_processes_left(namespace=None, home_prefix=''):
-    """Live LTTng daemons a test may have left, as (pid, name): as root, those in the given mount
-    namespace (default: with-lttng's private one, ours); as a user, those whose LTTNG_HOME starts
-    with $TMPDIR/<home_prefix> (each test has its own TMPDIR, so parallel tests do not count).
+    """Live LTTng daemons a test may have left, as (pid, name): as root, those in with-lttng's
+    private pid namespace, ours (zeprof's daemons run in mount namespaces of their own, so every
+    process of the pid namespace counts, whatever mount namespace `namespace` names); as a user, those whose LTTNG_HOME starts with
+    $TMPDIR/<home_prefix> (each test has its own TMPDIR, so parallel tests do not count).
     Zombies are dead (an exited daemon that init has not reaped yet). None when that cannot be
-    told (root in the machine's own namespace)."""
+    told (root outside a private pid namespace)."""
     as_root = os.geteuid() == 0
-    own = namespace or os.readlink('/proc/self/ns/mnt')
-    if as_root and namespace is None and os.environ.get('WITH_LTTNG_NAMESPACE') != own:
+    own = os.readlink('/proc/self/ns/pid')
+    if as_root and os.environ.get('WITH_LTTNG_NAMESPACE') != own:
         return None
     ours = f'LTTNG_HOME={os.environ.get("TMPDIR", "/tmp")}/{home_prefix}'.encode()
     left = []
@@ -40,7 +41,7 @@ def lttng_processes_left(namespace=None, home_prefix=''):
                 if stat.read().rsplit(')', 1)[1].split()[0] == 'Z':
                     continue
             if as_root:
-                if os.readlink(f'/proc/{entry}/ns/mnt') != own:
+                if os.readlink(f'/proc/{entry}/ns/pid') != own:
                     continue
             else:
                 with open(f'/proc/{entry}/environ', 'rb') as environ:

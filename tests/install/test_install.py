@@ -1,16 +1,17 @@
 #!/usr/bin/env python3
 """`meson install` gives the layout docs/interface.md promises: bin/zeprof and bin/zeprof-merge, the shim
-as <libdir>/zeprof/libze_loader.so.1 (with its SONAME), <includedir>/zeprof.h and zeprof.pc, and the
-installed wrapper points at the installed shim and merger, not at the build tree.
+as <libdir>/zeprof/libze_loader.so.1 (with its SONAME), <includedir>/zeprof.h and zeprof.pc,
+<libexecdir>/zeprof/zeprof-stop, and the installed wrapper points at the installed shim, merger and
+stop tool, not at the build tree.
 
-usage: test_install.py BUILD_DIR PREFIX LIBDIR INCLUDEDIR BINDIR DATADIR
+usage: test_install.py BUILD_DIR PREFIX LIBDIR INCLUDEDIR BINDIR DATADIR LIBEXECDIR
 """
 import os
 import subprocess
 import sys
 import tempfile
 
-build, prefix, libdir, includedir, bindir, datadir = sys.argv[1:7]
+build, prefix, libdir, includedir, bindir, datadir, libexecdir = sys.argv[1:8]
 failures = []
 
 
@@ -31,7 +32,8 @@ with tempfile.TemporaryDirectory() as dest:
     lib = os.path.join(prefix, libdir)
     shim = under(dest, lib, "zeprof", "libze_loader.so.1")
     wrapper = under(dest, prefix, bindir, "zeprof")
-    for path in (wrapper, under(dest, prefix, bindir, "zeprof-merge"), shim,
+    stop_tool = under(dest, prefix, libexecdir, "zeprof", "zeprof-stop")
+    for path in (wrapper, stop_tool, under(dest, prefix, bindir, "zeprof-merge"), shim,
                  under(dest, prefix, includedir, "zeprof.h"),
                  under(dest, lib, "pkgconfig", "zeprof.pc"),
                  *(under(dest, prefix, datadir, "zeprof", part) for part in
@@ -46,6 +48,8 @@ with tempfile.TemporaryDirectory() as dest:
             text = f.read()
         check(os.path.join(lib, "zeprof") in text, "the installed zeprof does not use <libdir>/zeprof")
         check(os.path.abspath(build) not in text, "the installed zeprof points into the build tree")
+        check(os.path.join(prefix, libexecdir, "zeprof", "zeprof-stop") in text,
+              "the installed zeprof does not use <libexecdir>/zeprof/zeprof-stop")
         check(os.path.join(prefix, datadir, "zeprof") in text,
               "the installed zeprof does not source its parts from <datadir>/zeprof")
 if failures:
