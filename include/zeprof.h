@@ -7,6 +7,14 @@
  * (dlsym in the default namespace, which glibc 2.34 and later provide in libc itself) and does
  * nothing when it is absent. Under zeprof each call emits one `zeprof_frame` tracepoint.
  *
+ * The shim also exports the four functions themselves (same names, same signatures), for programs
+ * that do not include this header: declare them weak and call them when they are non-NULL (C),
+ * or look them up at run time (Fortran bind(C), Rust, Python ctypes). A translation unit that
+ * includes this header gets static inline versions (internal linkage: never exported, never in
+ * conflict with the shim's symbols, also at -O0 or with --export-dynamic); it cannot also declare
+ * them extern itself. Defining ZEPROF_NO_INLINE before including gives plain declarations of what
+ * the shim exports instead, for code that links against the shim (the shim itself does).
+ *
  * The frame key's text form is `session:worker:sequence` in decimal. The caller calls
  * zeprof_dispatch_begin() just before it publishes the frame and zeprof_dispatch_end() when the
  * completion arrives; the peer calls zeprof_serve_begin() just after it decoded the frame header
@@ -45,6 +53,17 @@ enum {
     ZEPROF_FRAME_SERVE_END = 3,
 };
 typedef void (*zeprof_frame_record_fn)(int kind, const zeprof_frame *frame, int32_t status);
+
+#ifdef ZEPROF_NO_INLINE
+
+/* Exactly what the shim exports (interposer/frame.c). */
+void zeprof_frame_record(int kind, const zeprof_frame *frame, int32_t status);
+void zeprof_dispatch_begin(const zeprof_frame *frame);
+void zeprof_dispatch_end(const zeprof_frame *frame, int32_t status);
+void zeprof_serve_begin(const zeprof_frame *frame);
+void zeprof_serve_end(const zeprof_frame *frame, int32_t status);
+
+#else
 
 /* Looked up once per translation unit; a benign race (every thread finds the same value). */
 static inline zeprof_frame_record_fn zeprof_frame_recorder_(void)
@@ -89,6 +108,8 @@ static inline void zeprof_serve_end(const zeprof_frame *frame, int32_t status)
 {
     zeprof_frame_emit_(ZEPROF_FRAME_SERVE_END, frame, status);
 }
+
+#endif /* ZEPROF_NO_INLINE */
 
 #ifdef __cplusplus
 }

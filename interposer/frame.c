@@ -1,22 +1,28 @@
 /*
- * frame.c: zeprof_frame_record, the recorder behind zeprof.h.
+ * frame.c: the frame API as the shim exports it.
  *
- * zeprof.h is header-only: each of its four calls looks this function up once with
- * dlsym(RTLD_DEFAULT) and does nothing when the shim is not preloaded. It is the one symbol the
- * shim exports besides the Level Zero API (the version script lists it, and the export test pins
- * it). A program may mark frames before its first Level Zero call, so the shim is initialized here
- * too: that loads the probes, without which the tracepoints would be dropped.
+ * zeprof_frame_record is the recorder behind zeprof.h: the header's static inline functions look
+ * it up once with dlsym(RTLD_DEFAULT) and do nothing when the shim is not preloaded.
+ * zeprof_dispatch_begin, zeprof_dispatch_end, zeprof_serve_begin and zeprof_serve_end are the
+ * documented functions themselves, for programs that declare them weak or resolve them at run
+ * time instead of including the header (Fortran bind(C), Rust, Python ctypes). These five are the
+ * shim's only exports besides the Level Zero API and the dl routes (dl_route.c); the version
+ * script lists them and the export test pins them. This file includes zeprof.h with
+ * ZEPROF_NO_INLINE, so the names are plain external functions here, never the header's inline
+ * ones.
+ *
+ * A program may mark frames before its first Level Zero call, so the shim is initialized here too:
+ * that loads the probes, without which the tracepoints would be dropped.
  */
+#define ZEPROF_NO_INLINE
 #include <zeprof.h>
 
 #include "shim.h"
 #include "zeprof_frame.h"
 
-__attribute__((visibility("default"))) void zeprof_frame_record(int kind,
-                                                                const zeprof_frame *frame,
-                                                                int32_t status);
+#define ZEPROF_EXPORT __attribute__((visibility("default")))
 
-void zeprof_frame_record(int kind, const zeprof_frame *frame, int32_t status)
+ZEPROF_EXPORT void zeprof_frame_record(int kind, const zeprof_frame *frame, int32_t status)
 {
     if (!frame)
         return;
@@ -41,4 +47,24 @@ void zeprof_frame_record(int kind, const zeprof_frame *frame, int32_t status)
     default:
         break;
     }
+}
+
+ZEPROF_EXPORT void zeprof_dispatch_begin(const zeprof_frame *frame)
+{
+    zeprof_frame_record(ZEPROF_FRAME_DISPATCH_BEGIN, frame, 0);
+}
+
+ZEPROF_EXPORT void zeprof_dispatch_end(const zeprof_frame *frame, int32_t status)
+{
+    zeprof_frame_record(ZEPROF_FRAME_DISPATCH_END, frame, status);
+}
+
+ZEPROF_EXPORT void zeprof_serve_begin(const zeprof_frame *frame)
+{
+    zeprof_frame_record(ZEPROF_FRAME_SERVE_BEGIN, frame, 0);
+}
+
+ZEPROF_EXPORT void zeprof_serve_end(const zeprof_frame *frame, int32_t status)
+{
+    zeprof_frame_record(ZEPROF_FRAME_SERVE_END, frame, status);
 }

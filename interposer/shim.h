@@ -30,6 +30,12 @@ extern int zeprof_mode;
 /* One of enum zeprof_state; written once (release) by the initialization. */
 extern int zeprof_state;
 
+/* The real loader's handle once the initialization opened it (RTLD_GLOBAL), else NULL. */
+extern void *zeprof_real_handle;
+
+/* The real loader's path: ZEPROF_LOADER if set and not empty, else the build-time path. */
+const char *zeprof_real_loader_path(void);
+
 /* Runs the initialization once (pthread_once); true when the real loader is usable. */
 bool zeprof_init_slow(void);
 

@@ -5,7 +5,9 @@
  * - ZEPROF_VERBOSE and ZEPROF_MODE are read;
  * - the real loader is opened by absolute path (ZEPROF_LOADER, else the build-time path) with
  *   RTLD_DEEPBIND, so that its calls to its own API bind inside it and never re-enter the shim,
- *   and zeprof_real is filled; if that fails, one line on stderr and every call is refused with
+ *   and RTLD_GLOBAL, so that functions the shim does not wrap (a loader newer than the headers it
+ *   was built with) still resolve, after the shim's, in the global scope; zeprof_real is filled;
+ *   if that fails, one line on stderr and every call is refused with
  *   ZE_RESULT_ERROR_UNINITIALIZED, as the real loader would without a driver;
  * - then the tracepoint providers (libzeprof_providers.so, next to the shim) are loaded; if that
  *   fails (LTTng-UST missing), one line on stderr and the application runs untraced.
@@ -24,6 +26,7 @@
 #include <string.h>
 
 #include "zeprof_api.h"
+#include "dl_route.h"
 #include "guard.h"
 #include "shim.h"
 
@@ -43,13 +46,14 @@
 static void *zeprof_dlopen_deepbind(const char *path, int flags)
 {
 #if defined(__SANITIZE_ADDRESS__)
-    return dlopen(path, flags);
+    return zeprof_dl_real_dlopen(path, flags);
 #else
-    return dlopen(path, flags | RTLD_DEEPBIND);
+    return zeprof_dl_real_dlopen(path, flags | RTLD_DEEPBIND);
 #endif
 }
 
 int zeprof_mode = ZEPROF_MODE_DEFAULT;
+void *zeprof_real_handle;
 int zeprof_state = ZEPROF_STATE_UNINITIALIZED;
 
 static pthread_once_t zeprof_init_control = PTHREAD_ONCE_INIT;
@@ -196,21 +200,27 @@ static bool zeprof_is_own_function(void *function)
     return theirs.dli_fbase == ours.dli_fbase;
 }
 
-static bool zeprof_open_real_loader(void)
+const char *zeprof_real_loader_path(void)
 {
     const char *path = getenv("ZEPROF_LOADER");
+
+    return path == NULL || path[0] == '\0' ? ZEPROF_REAL_LOADER : path;
+}
+
+static bool zeprof_open_real_loader(void)
+{
+    const char *path = zeprof_real_loader_path();
     void *handle;
     int found;
 
-    if (path == NULL || path[0] == '\0')
-        path = ZEPROF_REAL_LOADER;
     if (path[0] != '/') {
         /* A bare name would find the shim itself (same SONAME). */
         zeprof_say("cannot open the real Level Zero loader: path=%s, reason=not an absolute path",
                    path);
         return false;
     }
-    handle = zeprof_dlopen_deepbind(path, RTLD_NOW | RTLD_LOCAL);
+    /* The dl routes (dl_route.c) find what the shim lacks through this handle. */
+    handle = zeprof_dlopen_deepbind(path, RTLD_NOW | RTLD_GLOBAL);
     if (handle == NULL) {
         const char *reason = dlerror();
 
@@ -227,6 +237,7 @@ static bool zeprof_open_real_loader(void)
     }
     zeprof_explain("real loader opened: path=%s, functions=%d of %d", path, found,
                    ZEPROF_API_FUNCTION_COUNT);
+    __atomic_store_n(&zeprof_real_handle, handle, __ATOMIC_RELEASE);
     return true;
 }
 

@@ -1,6 +1,56 @@
 #include "dump.h"
 
+#include "supervise.h"
+
 #include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+#define DUMP_FLUSH_AT (64u << 10)
+
+/* Lines are formatted into a memory stream and passed on in whole lines only, so that a crash
+ * or a failure never leaves half a line on stdout. */
+static struct {
+    FILE *memory, *final; /* Owned by this; borrowed */
+    char *data;
+    size_t size;
+    bool failed;
+} lines;
+
+FILE *zm_dump_begin(FILE *final)
+{
+    lines.final = final;
+    lines.failed = false;
+    lines.memory = open_memstream(&lines.data, &lines.size);
+    return lines.memory;
+}
+
+static void pass_on(void)
+{
+    if (fflush(lines.memory) != 0)
+        lines.failed = true;
+    if (lines.size == 0)
+        return;
+    zm_supervise_output_started();
+    zm_supervise_output_wait(1);
+    if (fwrite(lines.data, 1, lines.size, lines.final) != lines.size || fflush(lines.final) != 0)
+        lines.failed = true;
+    zm_supervise_output_wait(0);
+    rewind(lines.memory);
+}
+
+int zm_dump_end(void)
+{
+    if (!lines.memory)
+        return -1;
+    pass_on();
+    fclose(lines.memory);
+    free(lines.data);
+    lines.memory = NULL;
+    lines.data = NULL;
+    lines.size = 0;
+    return lines.failed ? -1 : 0;
+}
 
 /* Quoted, with control characters escaped: one event stays one line. */
 static void print_string(FILE *out, const char *text)
@@ -80,4 +130,6 @@ void zm_dump_event(FILE *out, const char *hostname, int64_t ns, const bt_event *
     if (start_ns)
         fprintf(out, " start_ns=%" PRId64, *start_ns);
     fputc('\n', out);
+    if (out == lines.memory && ftell(out) >= (long)DUMP_FLUSH_AT)
+        pass_on();
 }

@@ -1,5 +1,7 @@
 #include "jsonout.h"
 
+#include "utf8.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,8 +60,20 @@ void zm_out_string(struct zm_out *out, const char *text)
             p[4] = hex[*c >> 4];
             p[5] = hex[*c & 15];
             p += 6;
-        } else {
+        } else if (*c < 0x80) {
             *p++ = (char)*c;
+        } else {
+            /* Names are the application's bytes: invalid UTF-8 becomes U+FFFD (3 bytes, within
+             * the 6 reserved per input byte). */
+            size_t n = zm_utf8_sequence(c);
+            if (n == 0) {
+                memcpy(p, "\xef\xbf\xbd", 3);
+                p += 3;
+            } else {
+                memcpy(p, c, n);
+                p += n;
+                c += n - 1;
+            }
         }
     }
     *p++ = '"';

@@ -23,7 +23,7 @@ void zm_out_init(struct zm_out *out, FILE *file);
 void zm_out_release(struct zm_out *out);
 void zm_out_raw(struct zm_out *out, const char *text, size_t length);
 #define zm_out_literal(out, text) zm_out_raw((out), (text), sizeof(text) - 1)
-/* A JSON string, quoted and escaped. */
+/* A JSON string, quoted and escaped; invalid UTF-8 sequences become U+FFFD. */
 void zm_out_string(struct zm_out *out, const char *text);
 void zm_out_u64(struct zm_out *out, uint64_t value);
 void zm_out_i64(struct zm_out *out, int64_t value);

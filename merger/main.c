@@ -1,15 +1,19 @@
 /*
  * zeprof-merge: reads zeprof traces (one directory per host) and prints the tally, writes the
  * timeline, or dumps the events. Wires the modules together; see docs/merger.md.
- * Exit status: 0, or 2 with one "Failed to …" line on stderr.
+ * Exit status: 0, or 2 with one "Failed to …" line on stderr. The work runs in a supervised
+ * child (supervise.h): a crash or a stall of libbabeltrace2 is that one line too.
  */
+#include "dump.h"
 #include "model.h"
 #include "options.h"
 #include "placement.h"
 #include "reader.h"
 #include "stats.h"
+#include "supervise.h"
 #include "tally.h"
 #include "timeline.h"
+#include "utf8.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,9 +32,10 @@ static json_t *devices_json(const struct zm_model *model)
         for (size_t j = 0; j < device->clock.count; j++)
             json_array_append_new(uncertainties,
                                   json_integer(device->clock.anchors[j].uncertainty_ns));
-        json_array_append_new(devices, json_pack("{s:s, s:I, s:s, s:I, s:I, s:o}", "hostname",
-                                                 model->hosts[device->host].hostname, "pid",
-                                                 (json_int_t)device->pid, "device", device->name,
+        json_array_append_new(devices, json_pack("{s:o, s:I, s:o, s:I, s:I, s:o}", "hostname",
+                                                 zm_json_string(model->hosts[device->host].hostname),
+                                                 "pid", (json_int_t)device->pid, "device",
+                                                 zm_json_string(device->name),
                                                  "timer_hz", (json_int_t)device->clock.timer_hz,
                                                  "anchors", (json_int_t)device->clock.count,
                                                  "anchor_uncertainty_ns", uncertainties));
@@ -80,6 +85,88 @@ static int place_hosts(struct zm_model *model, struct zm_placement *placement, c
     return status;
 }
 
+/* The whole merge, run in the supervised child (supervise.h). Returns 0, or 2 with `reason`
+ * holding the one "Failed to …" line. */
+static int merge(void *context, char *reason, int reason_size)
+{
+    const struct zm_options *options = context;
+    char head[1536], escaped[1024];
+    zm_reader_setup();
+    int status = 2;
+    struct zm_timeline *timeline = NULL;
+    struct zm_stats stats;
+    struct zm_model model;
+    struct zm_placement placement = {0};
+    FILE *dump = NULL;
+    zm_stats_init(&stats, options->extended);
+    if (options->timeline) {
+        timeline = zm_timeline_open(options->timeline, reason, reason_size);
+        if (!timeline) {
+            zm_stats_release(&stats);
+            return 2;
+        }
+    }
+    if (zm_model_init(&model, &stats, timeline, options->max_rate_ppm) != 0) {
+        snprintf(reason, (size_t)reason_size,
+                 "Failed to start: reason=cannot create a temporary file");
+        goto error;
+    }
+    if (options->dump && !(dump = zm_dump_begin(stdout))) {
+        snprintf(reason, (size_t)reason_size, "Failed to start: reason=out of memory");
+        goto error;
+    }
+    zm_supervise_watch(1);
+    for (int i = 0; i < options->path_count; i++) {
+        zm_escape_line(escaped, sizeof(escaped), options->paths[i]);
+        snprintf(head, sizeof(head), "Failed to read trace: path=%s", escaped);
+        zm_supervise_context(head);
+        if (zm_reader_read(options->paths[i], &model, dump, options->verbose, reason,
+                           reason_size) != 0)
+            goto error;
+    }
+    zm_supervise_watch(0);
+    zm_supervise_context("Failed to place hosts");
+    if (place_hosts(&model, &placement, reason, reason_size) != 0)
+        goto error;
+    if (timeline) {
+        zm_escape_line(escaped, sizeof(escaped), options->timeline);
+        snprintf(head, sizeof(head), "Failed to write timeline: path=%s", escaped);
+        zm_supervise_context(head);
+        struct zm_timeline *finishing = timeline;
+        timeline = NULL;
+        if (write_timeline(finishing, &model, &placement, reason, reason_size) != 0)
+            goto error;
+    }
+    zm_supervise_context("Failed to write tally: path=stdout");
+    if (dump && zm_dump_end() != 0) {
+        dump = NULL;
+        snprintf(reason, (size_t)reason_size, "Failed to write events: path=stdout");
+        goto error;
+    }
+    dump = NULL;
+    zm_supervise_output_wait(1); /* stdout may be a pipe to a slow reader */
+    if (!options->dump) {
+        int printed = options->json ? zm_tally_print_json(stdout, &model, &stats, &placement)
+                                    : zm_tally_print_text(stdout, &model, &stats, &placement);
+        if (printed != 0 || fflush(stdout) != 0) {
+            snprintf(reason, (size_t)reason_size, "Failed to write tally: path=stdout");
+            goto error;
+        }
+    }
+    zm_supervise_output_wait(0);
+    status = 0;
+    goto end;
+error:
+    if (dump)
+        zm_dump_end(); /* the whole lines decoded before the failure */
+    zm_timeline_abort(timeline);
+end:
+    zm_placement_release(&placement);
+    zm_model_release(&model);
+    zm_stats_release(&stats);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     char reason[1024];
@@ -96,54 +183,7 @@ int main(int argc, char **argv)
         printf("zeprof-merge %s\n", ZEPROF_VERSION);
         return 0;
     }
-    zm_reader_setup();
-    int status = 2;
-    struct zm_timeline *timeline = NULL;
-    struct zm_stats stats;
-    struct zm_model model;
-    struct zm_placement placement = {0};
-    zm_stats_init(&stats, options.extended);
-    if (options.timeline) {
-        timeline = zm_timeline_open(options.timeline, reason, sizeof(reason));
-        if (!timeline) {
-            fprintf(stderr, "%s\n", reason);
-            zm_stats_release(&stats);
-            return 2;
-        }
-    }
-    if (zm_model_init(&model, &stats, timeline, options.max_rate_ppm) != 0) {
-        snprintf(reason, sizeof(reason), "Failed to start: reason=cannot create a temporary file");
-        goto error;
-    }
-    for (int i = 0; i < options.path_count; i++) {
-        if (zm_reader_read(options.paths[i], &model, options.dump ? stdout : NULL, options.verbose,
-                           reason, sizeof(reason)) != 0)
-            goto error;
-    }
-    if (place_hosts(&model, &placement, reason, sizeof(reason)) != 0)
-        goto error;
-    if (timeline) {
-        struct zm_timeline *finishing = timeline;
-        timeline = NULL;
-        if (write_timeline(finishing, &model, &placement, reason, sizeof(reason)) != 0)
-            goto error;
-    }
-    if (!options.dump) {
-        int printed = options.json ? zm_tally_print_json(stdout, &model, &stats, &placement)
-                                   : zm_tally_print_text(stdout, &model, &stats, &placement);
-        if (printed != 0 || fflush(stdout) != 0) {
-            snprintf(reason, sizeof(reason), "Failed to write tally: path=stdout");
-            goto error;
-        }
-    }
-    status = 0;
-    goto end;
-error:
-    fprintf(stderr, "%s\n", reason);
-    zm_timeline_abort(timeline);
-end:
-    zm_placement_release(&placement);
-    zm_model_release(&model);
-    zm_stats_release(&stats);
-    return status;
+    return zm_supervise(merge, &options,
+                        options.dump ? "the events printed before this line are incomplete"
+                                     : NULL);
 }

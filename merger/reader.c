@@ -2,6 +2,8 @@
 
 #include "dump.h"
 #include "map.h"
+#include "supervise.h"
+#include "validate.h"
 
 #include <babeltrace2/babeltrace.h>
 #include <errno.h>
@@ -9,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 /* Payload members the model reads, in this order; a class lacks most of them. */
 enum member {
@@ -55,6 +58,7 @@ struct class_info {
     int member[M_COUNT];  /* payload member index, or -1 */
     bool member_signed[M_COUNT];
     int vpid, vtid; /* common context member index, or -1 */
+    const char *invalid; /* why events of this class cannot be read, or NULL (static text) */
     enum remote_mark frame_mark; /* ZM_EVENT_FRAME: which of the four marks */
 };
 
@@ -67,7 +71,8 @@ struct reader {
     struct zm_map class_index;  /* event class pointer -> index into classes */
     struct class_info *classes; /* Owned by this */
     size_t class_count;
-    bool failed; /* the model failed (out of memory, I/O) */
+    bool failed; /* the model failed (out of memory, I/O), or `why` says what was wrong */
+    char why[200]; /* a reason of the reader's own (bad field types, timestamps), or "" */
 };
 
 void zm_reader_setup(void)
@@ -75,7 +80,10 @@ void zm_reader_setup(void)
     bt_logging_set_global_level(BT_LOGGING_LEVEL_NONE);
 }
 
-static int find_member(const bt_field_class *structure, const char *name, bool *is_signed)
+/* The index of member `name` of `structure`, or -1; `is_signed` and (if asked) `is_integer` tell
+ * its type. */
+static int find_member_typed(const bt_field_class *structure, const char *name, bool *is_signed,
+                             bool *is_integer)
 {
     if (!structure)
         return -1;
@@ -88,10 +96,18 @@ static int find_member(const bt_field_class *structure, const char *name, bool *
                 bt_field_class_structure_member_borrow_field_class_const(member);
             *is_signed = bt_field_class_type_is(bt_field_class_get_type(type),
                                                 BT_FIELD_CLASS_TYPE_SIGNED_INTEGER);
+            if (is_integer)
+                *is_integer = bt_field_class_type_is(bt_field_class_get_type(type),
+                                                     BT_FIELD_CLASS_TYPE_INTEGER);
             return (int)i;
         }
     }
     return -1;
+}
+
+static int find_member(const bt_field_class *structure, const char *name, bool *is_signed)
+{
+    return find_member_typed(structure, name, is_signed, NULL);
 }
 
 static bool has_suffix(const char *text, size_t length, const char *suffix, size_t *stem)
@@ -196,11 +212,16 @@ static const struct class_info *class_info_for(struct reader *reader, const bt_e
     const bt_field_class *payload = bt_event_class_borrow_payload_field_class_const(event_class);
     for (int i = 0; i < M_COUNT; i++)
         info->member[i] = find_member(payload, member_names[i], &info->member_signed[i]);
-    const bt_field_class *context = bt_stream_class_borrow_event_common_context_field_class_const(
-        bt_event_class_borrow_stream_class_const(event_class));
-    bool unused;
-    info->vpid = find_member(context, "vpid", &unused);
-    info->vtid = find_member(context, "vtid", &unused);
+    const bt_stream_class *stream_class = bt_event_class_borrow_stream_class_const(event_class);
+    const bt_field_class *context =
+        bt_stream_class_borrow_event_common_context_field_class_const(stream_class);
+    bool unused, vpid_integer = true, vtid_integer = true;
+    info->vpid = find_member_typed(context, "vpid", &unused, &vpid_integer);
+    info->vtid = find_member_typed(context, "vtid", &unused, &vtid_integer);
+    if (!bt_stream_class_borrow_default_clock_class_const(stream_class))
+        info->invalid = "events without a timestamp (the stream class has no clock)";
+    else if (!vpid_integer || !vtid_integer)
+        info->invalid = "the stream's vpid or vtid is not an integer";
     if (zm_map_put(&reader->class_index, (uint64_t)(uintptr_t)event_class, 0,
                    reader->class_count) != 0)
         return NULL;
@@ -256,8 +277,12 @@ static int64_t call_start_ns(const bt_clock_snapshot *snapshot, int64_t ns, uint
     if (start > cycles) /* inverted: the model clamps it and counts it */
         return ns == INT64_MAX ? ns : ns + 1;
     uint64_t delta = cycles - start;
-    if (frequency != 1000000000u)
-        delta = (uint64_t)((double)delta * 1e9 / (double)(frequency ? frequency : 1));
+    if (frequency != 1000000000u) {
+        double scaled = (double)delta * 1e9 / (double)(frequency ? frequency : 1);
+        if (scaled >= 9.2e18) /* a corrupt call_start: converting it would be undefined */
+            return INT64_MIN;
+        delta = (uint64_t)scaled;
+    }
     if (delta > (uint64_t)INT64_MAX || ns < INT64_MIN + (int64_t)delta)
         return INT64_MIN;
     return ns - (int64_t)delta;
@@ -277,10 +302,19 @@ static int handle_event(struct reader *reader, const bt_message *message)
     const struct class_info *info = class_info_for(reader, event);
     if (!info || reader->failed || start_host(reader) != 0)
         return -1;
+    if (info->invalid) {
+        snprintf(reader->why, sizeof(reader->why), "%s", info->invalid);
+        return -1;
+    }
     int64_t ns = 0;
     const bt_clock_snapshot *snapshot =
         bt_message_event_borrow_default_clock_snapshot_const(message);
-    bt_clock_snapshot_get_ns_from_origin(snapshot, &ns);
+    if (bt_clock_snapshot_get_ns_from_origin(snapshot, &ns) !=
+        BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK) {
+        snprintf(reader->why, sizeof(reader->why),
+                 "a timestamp out of range (clock offset or value overflows 64 bits)");
+        return -1;
+    }
     struct zm_event decoded = {.kind = info->kind, .ns = ns, .function = info->function};
     if (info->kind == ZM_EVENT_API_CALL) {
         const bt_field *payload = bt_event_borrow_payload_field_const(event);
@@ -351,6 +385,7 @@ static bt_graph_simple_sink_component_consume_func_status consume(bt_message_ite
     struct reader *reader = user_data;
     bt_message_array_const messages;
     uint64_t count;
+    zm_supervise_progress();
     switch (bt_message_iterator_next(iterator, &messages, &count)) {
     case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
         break;
@@ -410,12 +445,21 @@ static bt_graph_simple_sink_component_consume_func_status consume(bt_message_ite
 static char **trace_dirs;
 static size_t trace_dir_count;
 static bool walk_failed;
+static char *walk_unreadable; /* the first directory or file the walk could not read */
+static int walk_errno;
 
 /* Collects every directory holding a CTF `metadata` file: one logical trace each (per-UID
  * buffers give one per host and ABI, per-PID buffers one per process). */
 static int look_for_metadata(const char *path, const struct stat *info, int type, struct FTW *where)
 {
     (void)info;
+    if (type == FTW_DNR || type == FTW_NS) {
+        /* Part of the trace may be in there: never read a trace partly without saying so. */
+        walk_errno = errno ? errno : EACCES;
+        if (!walk_unreadable)
+            walk_unreadable = strdup(path);
+        return 0;
+    }
     if (type != FTW_F || strcmp(path + where->base, "metadata") != 0)
         return 0;
     char **dirs = realloc(trace_dirs, (trace_dir_count + 1) * sizeof(*dirs));
@@ -440,6 +484,8 @@ static void forget_trace_dirs(void)
     trace_dirs = NULL;
     trace_dir_count = 0;
     walk_failed = false;
+    free(walk_unreadable);
+    walk_unreadable = NULL;
 }
 
 static int compare_paths(const void *left, const void *right)
@@ -447,7 +493,41 @@ static int compare_paths(const void *left, const void *right)
     return strcmp(*(char *const *)left, *(char *const *)right);
 }
 
-/* The most recent (innermost) cause babeltrace2 gave, on one line, for the reason. */
+static bool is_hex(char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* babeltrace2's message without its internals: pointer values ("addr=0x55d0…", "0x7f…") and
+ * the "key=" naming them go, whitespace runs become one space. */
+static void clean_cause(char *out, size_t size, const char *message)
+{
+    size_t n = 0;
+    for (const char *c = message; *c && n + 1 < size;) {
+        if (c[0] == '0' && (c[1] == 'x' || c[1] == 'X')) {
+            size_t digits = 0;
+            while (is_hex(c[2 + digits]))
+                digits++;
+            if (digits >= 6) { /* an address, not a small constant */
+                while (n > 0 && out[n - 1] != ' ' && out[n - 1] != '(' && out[n - 1] != '[')
+                    n--; /* its "name=" */
+                c += 2 + digits;
+                while (*c == ',' || *c == ' ')
+                    c++;
+                continue;
+            }
+        }
+        char ch = (unsigned char)*c < 0x20 ? ' ' : *c;
+        if (!(ch == ' ' && (n == 0 || out[n - 1] == ' ')))
+            out[n++] = ch;
+        c++;
+    }
+    while (n > 0 && (out[n - 1] == ' ' || out[n - 1] == ','))
+        n--;
+    out[n] = '\0';
+}
+
+/* The most recent (innermost) cause babeltrace2 gave, cleaned and on one line, for the reason. */
 static void babeltrace_reason(char *text, size_t size, const char *fallback)
 {
     snprintf(text, size, "%s", fallback);
@@ -457,11 +537,10 @@ static void babeltrace_reason(char *text, size_t size, const char *fallback)
     uint64_t causes = bt_error_get_cause_count(error);
     if (causes > 0) {
         const bt_error_cause *cause = bt_error_borrow_cause_by_index(error, 0);
-        snprintf(text, size, "%s (%s)", fallback, bt_error_cause_get_message(cause));
-        for (char *p = text; *p; p++) {
-            if (*p == '\n' || *p == '\r' || *p == '\t')
-                *p = ' ';
-        }
+        char cleaned[300];
+        clean_cause(cleaned, sizeof(cleaned), bt_error_cause_get_message(cause));
+        if (cleaned[0])
+            snprintf(text, size, "%s (%s)", fallback, cleaned);
     }
     bt_error_release(error);
 }
@@ -476,6 +555,7 @@ int zm_reader_read(const char *path, struct zm_model *model, FILE *dump, bool ve
     bt_graph *graph = NULL;
     const bt_plugin *ctf = NULL, *utils = NULL;
     bt_value *params = NULL;
+    char *resolved = NULL;
     uint64_t events_before = model->zeprof_events, unknown_before = model->anomalies.unknown_events;
 
     struct stat info;
@@ -487,9 +567,25 @@ int zm_reader_read(const char *path, struct zm_model *model, FILE *dump, bool ve
         snprintf(why, sizeof(why), "not a directory");
         goto end;
     }
-    nftw(path, look_for_metadata, 16, FTW_PHYS);
+    /* The walk does not follow links inside the trace, but the directory itself may be one. */
+    resolved = realpath(path, NULL);
+    if (!resolved) {
+        snprintf(why, sizeof(why), "%s", strerror(errno));
+        goto end;
+    }
+    errno = 0;
+    if (nftw(resolved, look_for_metadata, 16, FTW_PHYS) != 0 && !walk_failed) {
+        snprintf(why, sizeof(why), "cannot walk the directory (%s)", strerror(errno));
+        goto end;
+    }
     if (walk_failed) {
         snprintf(why, sizeof(why), "out of memory");
+        goto end;
+    }
+    if (walk_unreadable) {
+        char shown[200];
+        zm_escape_line(shown, sizeof(shown), walk_unreadable);
+        snprintf(why, sizeof(why), "cannot read %s (%s)", shown, strerror(walk_errno));
         goto end;
     }
     if (trace_dir_count == 0) {
@@ -497,6 +593,15 @@ int zm_reader_read(const char *path, struct zm_model *model, FILE *dump, bool ve
         goto end;
     }
     qsort(trace_dirs, trace_dir_count, sizeof(*trace_dirs), compare_paths);
+    /* What libbabeltrace2 would abort or loop on, refused first (the supervisor contains the
+     * rest). */
+    /* ZEPROF_MERGE_SKIP_VALIDATION=1 leaves all to the supervisor (to test it alone). */
+    const char *skip = getenv("ZEPROF_MERGE_SKIP_VALIDATION");
+    for (size_t t = 0; t < trace_dir_count && !(skip && strcmp(skip, "1") == 0); t++) {
+        zm_supervise_progress();
+        if (zm_validate_trace(trace_dirs[t], why, sizeof(why)) != 0)
+            goto end;
+    }
     if (bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, &ctf) !=
             BT_PLUGIN_FIND_STATUS_OK ||
         bt_plugin_find("utils", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, &utils) !=
@@ -566,16 +671,20 @@ int zm_reader_read(const char *path, struct zm_model *model, FILE *dump, bool ve
         goto end;
     }
     if (verbose)
-        fprintf(stderr, "zeprof-merge: reading %s (%llu streams)\n", path,
+        fprintf(zm_supervise_log(), "zeprof-merge: reading %s (%llu streams)\n", path,
                 (unsigned long long)ports);
     bt_graph_run_status run;
-    do {
-        run = bt_graph_run(graph);
-    } while (run == BT_GRAPH_RUN_STATUS_AGAIN);
+    while ((run = bt_graph_run(graph)) == BT_GRAPH_RUN_STATUS_AGAIN) {
+        /* A component waits for something: let it, without burning a core. Progress is the
+         * consume callback's to report, so a source that says AGAIN forever is a stall. */
+        nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
+    }
     if (reader.failed) {
         bt_current_thread_clear_error();
         snprintf(why, sizeof(why), "%s",
-                 model->error[0] ? model->error : "out of memory or temporary file error");
+                 reader.why[0]    ? reader.why
+                 : model->error[0] ? model->error
+                                   : "out of memory or temporary file error");
         goto end;
     }
     if (run != BT_GRAPH_RUN_STATUS_OK) {
@@ -595,13 +704,19 @@ int zm_reader_read(const char *path, struct zm_model *model, FILE *dump, bool ve
     }
     status = 0;
 end:
-    if (status != 0)
-        snprintf(reason, (size_t)reason_size, "Failed to read trace: path=%s, reason=%s", path,
+    if (status != 0) {
+        char shown[1024];
+        zm_escape_line(shown, sizeof(shown), path);
+        snprintf(reason, (size_t)reason_size, "Failed to read trace: path=%s, reason=%s", shown,
                  why);
+    }
+    free(resolved);
     bt_graph_put_ref(graph);
     bt_value_put_ref(params);
     bt_plugin_put_ref(ctf);
     bt_plugin_put_ref(utils);
+    /* Tearing a failed graph down may report more causes: never leave an error behind. */
+    bt_current_thread_clear_error();
     free(reader.classes);
     forget_trace_dirs();
     zm_map_release(&reader.class_index);

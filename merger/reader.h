@@ -6,6 +6,9 @@
  * clock snapshot in ns from origin, the trace environment's hostname, and discarded-events and
  * discarded-packets messages. With a dump stream, also prints every event (-t).
  * Babeltrace2's own logging is silenced; failures come back as one "Failed to read trace: …" line.
+ * Before the graph runs, each CTF trace's framing is checked (validate.h); unreadable directories,
+ * stream classes without a clock, non-integer vpid/vtid and overflowing timestamps are refused
+ * with a reason of the reader's own; babeltrace2's reasons lose their pointer values.
  */
 #ifndef ZM_READER_H
 #define ZM_READER_H

@@ -1,5 +1,7 @@
 #include "tally.h"
 
+#include "utf8.h"
+
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -152,18 +154,23 @@ static json_t *rows_json(const struct zm_model *model, struct zm_stat_table *tab
     for (size_t i = 0; rows && i < table->count; i++) {
         const struct zm_stat_row *row = &table->rows[i];
         json_t *object =
-            json_pack("{s:s, s:I, s:I, s:I, s:I, s:I}", "name", row->name, "calls",
+            json_pack("{s:o, s:I, s:I, s:I, s:I, s:I}", "name", zm_json_string(row->name), "calls",
                       (json_int_t)row->calls, "total_ns", (json_int_t)row->total_ns, "avg_ns",
                       (json_int_t)(row->total_ns / (int64_t)row->calls), "min_ns",
                       (json_int_t)row->min_ns, "max_ns", (json_int_t)row->max_ns);
-        if (!object)
-            continue;
+        if (!object) {
+            /* Never a row dropped silently: the tally fails instead. */
+            json_decref(rows);
+            return NULL;
+        }
         if (!device)
             json_object_set_new(object, "errors", json_integer((json_int_t)row->errors));
         if (extended) {
-            json_object_set_new(object, "hostname", json_string(model->hosts[row->host].hostname));
+            json_object_set_new(object, "hostname",
+                                zm_json_string(model->hosts[row->host].hostname));
             if (device) {
-                json_object_set_new(object, "device", json_string(model->labels[row->device].name));
+                json_object_set_new(object, "device",
+                                    zm_json_string(model->labels[row->device].name));
             } else {
                 json_object_set_new(object, "pid", json_integer(row->pid));
                 json_object_set_new(object, "tid", json_integer(row->tid));
@@ -183,10 +190,15 @@ int zm_tally_print_json(FILE *out, const struct zm_model *model, struct zm_stats
                               (json_int_t)model->label_count);
     if (!tally)
         return -1;
-    json_object_set_new(tally, "api", rows_json(model, &stats->api, false, stats->extended));
-    json_object_set_new(tally, "device", rows_json(model, &stats->device, true, stats->extended));
-    json_object_set_new(tally, "anomalies", zm_tally_anomalies_json(&model->anomalies));
-    json_object_set_new(tally, "host_placement", zm_placement_to_json(placement));
+    /* json_object_set_new fails on a NULL value: any part missing fails the tally. */
+    if (json_object_set_new(tally, "api", rows_json(model, &stats->api, false, stats->extended)) ||
+        json_object_set_new(tally, "device",
+                            rows_json(model, &stats->device, true, stats->extended)) ||
+        json_object_set_new(tally, "anomalies", zm_tally_anomalies_json(&model->anomalies)) ||
+        json_object_set_new(tally, "host_placement", zm_placement_to_json(placement))) {
+        json_decref(tally);
+        return -1;
+    }
     int status = json_dumpf(tally, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
     fputc('\n', out);
     json_decref(tally);

@@ -3,13 +3,17 @@
 #include "jsonout.h"
 #include "map.h"
 #include "sorter.h"
+#include "supervise.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define SORTER_BUDGET (32u << 20) /* bytes of records kept in memory before a run is spilled */
@@ -56,7 +60,11 @@ struct flow_record {
 };
 
 struct zm_timeline {
-    char *path, *temp_path; /* Owned by this */
+    char *path;      /* as given, for messages; Owned by this */
+    char *target;    /* the file written: `path` with its symbolic links followed; Owned */
+    char *temp_path; /* the named temporary file, while there is one; Owned */
+    bool unnamed;    /* `out` is an O_TMPFILE, named only to be renamed into place */
+    bool special;    /* the target is a FIFO or a device: copied into at the end */
     FILE *out;              /* Owned by this */
     struct zm_sorter sorter;
     struct zm_out text; /* buffers the output while it is merged */
@@ -75,7 +83,62 @@ struct zm_timeline {
 
 static void fail(char *reason, int size, const char *what, const char *path)
 {
-    snprintf(reason, (size_t)size, "Failed to %s: path=%s, reason=%s", what, path, strerror(errno));
+    char shown[1024];
+    zm_escape_line(shown, sizeof(shown), path);
+    snprintf(reason, (size_t)size, "Failed to %s: path=%s, reason=%s", what, shown,
+             strerror(errno));
+}
+
+/* The file that writing `path` means: symbolic links followed, dangling ones too (their target
+ * is created), so that -l onto a link writes where it points instead of replacing the link. */
+static char *resolve_target(const char *path)
+{
+    char *current = strdup(path);
+    for (int depth = 0; current && depth < 40; depth++) {
+        struct stat info;
+        char link[PATH_MAX];
+        if (lstat(current, &info) != 0 || !S_ISLNK(info.st_mode))
+            return current;
+        ssize_t length = readlink(current, link, sizeof(link) - 1);
+        if (length < 0)
+            return current;
+        link[length] = '\0';
+        const char *slash = strrchr(current, '/');
+        size_t size = strlen(current) + (size_t)length + 2;
+        char *next = malloc(size);
+        if (next && (link[0] == '/' || !slash))
+            snprintf(next, size, "%s", link);
+        else if (next)
+            snprintf(next, size, "%.*s/%s", (int)(slash - current), current, link);
+        free(current);
+        current = next;
+    }
+    if (current)
+        errno = ELOOP;
+    else
+        errno = ENOMEM;
+    free(current);
+    return NULL;
+}
+
+/* An unnamed file in `directory` (O_TMPFILE): it vanishes with the process however the process
+ * ends, so a crash or a SIGKILL leaves nothing. -1 where the file system cannot, or where it
+ * could not be given a name at the end (no /proc). */
+static int unnamed_file(const char *directory)
+{
+    if (access("/proc/self/fd", X_OK) != 0)
+        return -1;
+    return open(directory, O_TMPFILE | O_RDWR | O_CLOEXEC, 0666);
+}
+
+static char *directory_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return strdup(".");
+    if (slash == path)
+        return strdup("/");
+    return strndup(path, (size_t)(slash - path));
 }
 
 struct zm_timeline *zm_timeline_open(const char *path, char *reason, int reason_size)
@@ -83,28 +146,69 @@ struct zm_timeline *zm_timeline_open(const char *path, char *reason, int reason_
     struct zm_timeline *timeline = calloc(1, sizeof(*timeline));
     if (!timeline)
         return NULL;
+    int fd = -1;
+    char *directory = NULL;
     timeline->path = strdup(path);
-    size_t length = strlen(path) + sizeof(".tmp.XXXXXX");
-    timeline->temp_path = malloc(length);
-    if (!timeline->path || !timeline->temp_path ||
-        zm_sorter_init(&timeline->sorter, SORTER_BUDGET) != 0) {
+    timeline->target = resolve_target(path);
+    if (!timeline->path || !timeline->target)
+        goto error;
+    if (zm_sorter_init(&timeline->sorter, SORTER_BUDGET) != 0) {
         errno = ENOMEM;
         goto error;
     }
-    snprintf(timeline->temp_path, length, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(timeline->temp_path);
-    if (fd < 0)
-        goto error;
-    /* mkstemp creates 0600; the timeline is an ordinary file: 0666 less the umask. */
-    mode_t mask = umask(0);
-    umask(mask);
-    fchmod(fd, 0666 & ~mask);
-    timeline->out = fdopen(fd, "w");
-    if (!timeline->out) {
-        close(fd);
-        unlink(timeline->temp_path);
+    struct stat info;
+    if (stat(timeline->target, &info) == 0 && !S_ISREG(info.st_mode)) {
+        if (S_ISDIR(info.st_mode)) {
+            errno = EISDIR;
+            goto error;
+        }
+        /* A FIFO or a device: written into at the end (never replaced), from a temporary file
+         * in TMPDIR, so that nothing reaches it unless the merge succeeds. */
+        if (access(timeline->target, W_OK) != 0)
+            goto error;
+        timeline->special = true;
+        const char *tmpdir = getenv("TMPDIR");
+        directory = strdup(tmpdir && *tmpdir ? tmpdir : "/tmp");
+    } else {
+        directory = directory_of(timeline->target);
+    }
+    if (!directory) {
+        errno = ENOMEM;
         goto error;
     }
+    fd = unnamed_file(directory);
+    if (fd >= 0) {
+        timeline->unnamed = true;
+    } else {
+        /* Fallback: a named FILE.tmp.XXXXXX (the supervisor removes it if this process dies). */
+        size_t length = strlen(timeline->special ? directory : timeline->target) +
+                        sizeof("/zeprof-timeline.tmp.XXXXXX");
+        timeline->temp_path = malloc(length);
+        if (!timeline->temp_path) {
+            errno = ENOMEM;
+            goto error;
+        }
+        if (timeline->special)
+            snprintf(timeline->temp_path, length, "%s/zeprof-timeline.tmp.XXXXXX", directory);
+        else
+            snprintf(timeline->temp_path, length, "%s.tmp.XXXXXX", timeline->target);
+        fd = mkstemp(timeline->temp_path);
+        if (fd < 0) {
+            free(timeline->temp_path);
+            timeline->temp_path = NULL;
+            goto error;
+        }
+        zm_supervise_temp_file(timeline->temp_path);
+        /* mkstemp creates 0600; the timeline is an ordinary file: 0666 less the umask. */
+        mode_t mask = umask(0);
+        umask(mask);
+        fchmod(fd, 0666 & ~mask);
+    }
+    timeline->out = fdopen(fd, "w+");
+    if (!timeline->out)
+        goto error;
+    fd = -1;
+    free(directory);
     zm_map_init(&timeline->process_lanes);
     zm_map_init(&timeline->thread_lanes);
     zm_map_init(&timeline->device_lanes);
@@ -113,8 +217,9 @@ struct zm_timeline *zm_timeline_open(const char *path, char *reason, int reason_
     return timeline;
 error:
     fail(reason, reason_size, "write timeline", path);
-    free(timeline->temp_path);
-    timeline->temp_path = NULL;
+    if (fd >= 0)
+        close(fd);
+    free(directory);
     zm_timeline_abort(timeline);
     return NULL;
 }
@@ -132,19 +237,112 @@ static void destroy(struct zm_timeline *timeline)
     zm_out_release(&timeline->text);
     free(timeline->hostnames);
     free(timeline->path);
+    free(timeline->target);
     free(timeline->temp_path);
     free(timeline);
+}
+
+/* Removes the named temporary file, if there is one. */
+static void remove_temp(struct zm_timeline *timeline)
+{
+    if (timeline->temp_path) {
+        unlink(timeline->temp_path);
+        zm_supervise_temp_file(NULL);
+    }
 }
 
 void zm_timeline_abort(struct zm_timeline *timeline)
 {
     if (!timeline)
         return;
-    if (timeline->out) {
+    if (timeline->out)
         fclose(timeline->out);
-        unlink(timeline->temp_path);
-    }
+    remove_temp(timeline);
     destroy(timeline);
+}
+
+/* Copies the finished temporary file into the FIFO or device the target is. */
+static int copy_into_target(struct zm_timeline *timeline)
+{
+    int from = fileno(timeline->out);
+    if (lseek(from, 0, SEEK_SET) != 0)
+        return -1;
+    int to = open(timeline->target, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+    if (to < 0)
+        return -1;
+    char buffer[1 << 16];
+    ssize_t n;
+    while ((n = read(from, buffer, sizeof(buffer))) > 0) {
+        for (ssize_t done = 0; done < n;) {
+            ssize_t written = write(to, buffer + done, (size_t)(n - done));
+            if (written < 0 && errno == EINTR)
+                continue;
+            if (written <= 0) {
+                int saved = errno;
+                close(to);
+                errno = saved;
+                return -1;
+            }
+            done += written;
+        }
+    }
+    if (n < 0) {
+        close(to);
+        return -1;
+    }
+    return close(to);
+}
+
+/* Gives the unnamed file a temporary name beside the target (FILE.tmp.XXXXXX); the name exists
+ * only until the rename that follows. */
+static int name_unnamed(struct zm_timeline *timeline)
+{
+    char proc_path[64];
+    snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", fileno(timeline->out));
+    size_t length = strlen(timeline->target) + sizeof(".tmp.XXXXXXXXXXXXXXXX");
+    timeline->temp_path = malloc(length);
+    if (!timeline->temp_path) {
+        errno = ENOMEM;
+        return -1;
+    }
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    uint64_t salt = (uint64_t)now.tv_nsec ^ ((uint64_t)getpid() << 32);
+    for (int attempt = 0; attempt < 100; attempt++) {
+        salt = salt * 6364136223846793005u + 1442695040888963407u;
+        snprintf(timeline->temp_path, length, "%s.tmp.%06" PRIx64, timeline->target,
+                 (salt >> 40) & 0xffffff);
+        zm_supervise_temp_file(timeline->temp_path);
+        if (linkat(AT_FDCWD, proc_path, AT_FDCWD, timeline->temp_path, AT_SYMLINK_FOLLOW) == 0)
+            return 0;
+        if (errno != EEXIST)
+            break;
+    }
+    int saved = errno;
+    zm_supervise_temp_file(NULL);
+    free(timeline->temp_path);
+    timeline->temp_path = NULL;
+    errno = saved;
+    return -1;
+}
+
+/* Puts the finished file in place: into a FIFO or device, else renamed over the target. */
+static int publish(struct zm_timeline *timeline)
+{
+    if (timeline->special) {
+        zm_supervise_output_wait(1); /* a FIFO's reader may take its time */
+        int status = copy_into_target(timeline);
+        zm_supervise_output_wait(0);
+        return status;
+    }
+    if (timeline->unnamed && name_unnamed(timeline) != 0)
+        return -1;
+    if (rename(timeline->temp_path, timeline->target) != 0)
+        return -1;
+    free(timeline->temp_path);
+    timeline->temp_path = NULL;
+    zm_supervise_temp_file(NULL);
+    return 0;
 }
 
 int zm_timeline_begin_host(struct zm_timeline *timeline, uint32_t host, const char *hostname)
@@ -421,6 +619,7 @@ static int emit(void *context, int64_t axis_ns, uint32_t host, const void *paylo
     struct zm_timeline *timeline = context;
     struct zm_out *text = &timeline->text;
     (void)length;
+    zm_supervise_progress(); /* writing millions of records is progress, not a stall */
     if (!timeline->have_origin) {
         timeline->have_origin = true;
         timeline->origin_ns = axis_ns;
@@ -510,16 +709,13 @@ int zm_timeline_finish(struct zm_timeline *timeline, const struct zm_timeline_pl
     if (json_dumpf(metadata, out, JSON_COMPACT) != 0)
         goto error;
     fputs("}\n", out);
-    if (ferror(out) || fflush(out) != 0 || fsync(fileno(out)) != 0)
+    if (ferror(out) || fflush(out) != 0 || (!timeline->special && fsync(fileno(out)) != 0))
         goto error;
-    FILE *closing = out;
+    if (publish(timeline) != 0)
+        goto error;
     timeline->out = NULL;
-    if (fclose(closing) != 0 || rename(timeline->temp_path, timeline->path) != 0) {
-        fail(reason, reason_size, "write timeline", timeline->path);
-        unlink(timeline->temp_path);
-        destroy(timeline);
-        return -1;
-    }
+    if (fclose(out) != 0)
+        goto error;
     destroy(timeline);
     return 0;
 error:

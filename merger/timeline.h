@@ -3,8 +3,9 @@
  *
  * Spans arrive in completion order, host after host; they are encoded into small records and
  * passed through the external sorter (sorter.h), so memory stays bounded and the file comes out
- * sorted by ts. The file is written under a temporary name beside the target and renamed only
- * when complete: a failed run never leaves a file that looks finished.
+ * sorted by ts. The file is written as an unnamed file (O_TMPFILE) beside the target (symlinks
+ * followed) and linked and renamed into place only when complete, so a failed, crashed or killed
+ * run leaves nothing; a FIFO or device target gets the finished file copied into it instead.
  *
  * Lanes (Chrome pid/tid numbers, unique across hosts): one process lane per (host, pid) with one
  * thread lane per thread; one process lane per (host, device) with one thread lane per
@@ -44,7 +45,7 @@ struct zm_timeline_placement {
     void *context;
 };
 
-/* Creates the temporary file beside `path` now, so an unwritable path fails before any work.
+/* Creates the temporary file for `path` now, so an unwritable path fails before any work.
  * On failure returns NULL and writes "Failed to …" into `reason`. */
 struct zm_timeline *zm_timeline_open(const char *path, char *reason, int reason_size);
 int zm_timeline_begin_host(struct zm_timeline *timeline, uint32_t host, const char *hostname);

@@ -106,10 +106,16 @@ int zeprof_real_resolve(void *dl_handle)
     return '\n'.join(out) + '\n'
 
 
+# The shim's hand-written exports: the frame API (zeprof.h's recorder and the four documented
+# functions) and the routes that keep dlopen/dlsym of the loader on the shim.
+SHIM_OWN_EXPORTS = ('zeprof_frame_record', 'zeprof_dispatch_begin', 'zeprof_dispatch_end',
+                    'zeprof_serve_begin', 'zeprof_serve_end', 'dlopen', 'dlsym')
+
+
 def emit_version_script(model):
-    out = ['/* Generated: the shim exports the Level Zero API and, for zeprof.h, the frame',
-           '   recorder (interposer/frame.c); nothing else. */', '{', '  global:']
+    out = ['/* Generated: the shim exports the Level Zero API, the frame API (interposer/frame.c)',
+           '   and the dl routes (interposer/dl_route.c); nothing else. */', '{', '  global:']
     out += [f'    {fn.name};' for fn in model.functions]
-    out += ['    zeprof_frame_record;']
+    out += [f'    {name};' for name in SHIM_OWN_EXPORTS]
     out += ['  local:', '    *;', '};']
     return '\n'.join(out) + '\n'

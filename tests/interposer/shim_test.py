@@ -4,7 +4,8 @@
   exports SHIM REAL_LOADER RESOLVER
       Every ze*/zet*/zes*/zel* symbol the real loader exports is exported by the shim, and with the
       shim preloaded resolves into the shim (through the global scope and through
-      dlopen("libze_loader.so.1")); the counts match; the shim exports nothing but API functions.
+      dlopen("libze_loader.so.1")); the counts match; the shim exports nothing but API functions,
+      the frame API (which resolves into the shim too) and, on x86-64, dlopen and dlsym.
   same-results SHIM REAL_LOADER WORKLOAD MODE
       The workload's output and exit status are identical without and with the shim; without it
       the functions it binds to lie in the real loader, with it every one lies in the shim.
@@ -29,6 +30,17 @@
   threads TRACE_RUN SHIM PROGRAM
       l0_threads races the lazy initialization from 8 threads, traced: all calls succeed and
       every one of them is recorded (one event, or entry and exit) on its own thread.
+  dl-callers SHIM PROGRAM LOCAL_LIB
+      The shim's dlsym keeps glibc's caller-dependent answers (dlsym(RTLD_NEXT) from a library,
+      dlsym(RTLD_DEFAULT) from a library opened RTLD_LOCAL): same output with and without it.
+  newer-loader TRACE_RUN SHIM PROGRAM STANDIN REAL_LOADER MODE
+      l0_newer_loader against a loader newer than the shim's headers (the stand-in, which exports
+      one function the shim does not wrap), with ZEPROF_LOADER pointing at it: the same output and
+      status as without the shim, and zeInit/zeDriverGet traced. MODE: lazy (the extra function
+      by lazy binding), dlsym-handle (on dlopen("libze_loader.so.1")), dlsym-default
+      (RTLD_DEFAULT, before any other call), abs-path-standin (dlopen of the stand-in's path),
+      abs-path-real (dlopen of the real loader's absolute path, on the simulated device: the
+      program gets the shim, and its calls are traced).
 Exit status: 0 pass, 1 fail, 77 skip (meson's protocol).
 """
 
@@ -77,7 +89,11 @@ def run(cmd, env_extra=None, drop=()):
     return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
 
 
-FRAME_RECORDER = 'zeprof_frame_record'
+# The shim's deliberate non-API exports: the frame API (zeprof.h's recorder and the four
+# documented functions, interposer/frame.c) and the dl routes (interposer/dl_route.c, x86-64).
+FRAME_API = ['zeprof_frame_record', 'zeprof_dispatch_begin', 'zeprof_dispatch_end',
+             'zeprof_serve_begin', 'zeprof_serve_end']
+DL_ROUTES = ['dlopen', 'dlsym']
 
 
 def defined_dynamic_symbols(path):
@@ -94,9 +110,10 @@ def defined_dynamic_symbols(path):
 def test_exports(shim, real, resolver):
     shim_syms = defined_dynamic_symbols(shim)
     real_api = sorted(s for s in defined_dynamic_symbols(real) if API.match(s))
-    # The one deliberate non-API export: the recorder zeprof.h looks up (interposer/frame.c).
-    if shim_syms.pop(FRAME_RECORDER, None) != 'T':
-        fail(f'the shim does not export {FRAME_RECORDER} for zeprof.h')
+    own = FRAME_API + (DL_ROUTES if os.uname().machine == 'x86_64' else [])
+    for name in own:
+        if shim_syms.pop(name, None) != 'T':
+            fail(f'the shim does not export {name}')
     not_api = sorted(s for s in shim_syms if not API.match(s) or shim_syms[s] != 'T')
     if not_api:
         fail(f'the shim exports non-API symbols: {not_api[:10]}')
@@ -108,13 +125,14 @@ def test_exports(shim, real, resolver):
           f'{len(real_api) - len(missing)}, shim exports: {len(shim_syms)} '
           f'(declared by the headers, absent from this loader: {extra})')
     with tempfile.NamedTemporaryFile('w', suffix='.txt') as names:
-        names.write('\n'.join(real_api) + '\n')
+        names.write('\n'.join(real_api + FRAME_API) + '\n')
         names.flush()
         r = run([resolver, names.name, shim], {'LD_PRELOAD': preload(shim)})
     print(r.stdout, end='')
+    print(f'own exports: {own}')
     if r.returncode != 0:
         fail(f'symbols do not resolve into the shim: {r.stderr.strip()}')
-    if f'resolved={len(real_api)}' not in r.stdout:
+    if f'resolved={len(real_api) + len(FRAME_API)}' not in r.stdout:
         fail('resolver count mismatch')
 
 
@@ -178,7 +196,8 @@ def test_valgrind(shim, workload, suppressions):
     if shutil.which('valgrind') is None:
         print('valgrind not installed')
         sys.exit(77)
-    for mode in ('direct', 'tables'):
+    # dlsym: dlopen("libze_loader.so.1") and dlsym through the shim's dl routes (dl_route.c).
+    for mode in ('direct', 'tables', 'dlsym'):
         r = run(['valgrind', '--error-exitcode=9', '--leak-check=full', '--num-callers=30',
                  '--errors-for-leak-kinds=definite,indirect', f'--suppressions={suppressions}',
                  workload, mode], {'LD_PRELOAD': preload(shim)})
@@ -465,6 +484,54 @@ def test_constructor(trace_run, shim, program):
     print(f'{r.stdout.strip()}: {names}')
 
 
+def test_dl_callers(shim, program, local_lib):
+    drop = ('LD_PRELOAD', 'ZEPROF_LOADER')
+    plain = run([program, local_lib], drop=drop)
+    traced = run([program, local_lib], {'LD_PRELOAD': preload(shim)}, drop=drop)
+    print(f'untraced: {plain.stdout.strip()} traced: {traced.stdout.strip()}')
+    if plain.returncode != 0 or plain.stdout.strip() != 'next=B default=7':
+        fail(f'unexpected result without the shim: {plain.stdout} {plain.stderr}')
+    if traced.returncode != 0 or traced.stdout != plain.stdout:
+        fail(f'the shim changed what dlsym finds: {traced.stdout} {traced.stderr}')
+
+
+def test_newer_loader(trace_run, shim, program, standin, real, mode):
+    with tempfile.TemporaryDirectory() as tmp:
+        # The program is linked against the stand-in, whose SONAME is libze_loader.so.1.
+        loader = os.path.join(tmp, 'libze_loader.so.1')
+        os.symlink(os.path.abspath(standin), loader)
+        arguments = {'abs-path-standin': ['abs-path', loader],
+                     'abs-path-real': ['abs-path', real]}.get(mode, [mode])
+        zeprof_loader = real if mode == 'abs-path-real' else loader
+        plain = run([program] + arguments, {'LD_LIBRARY_PATH': tmp},
+                    drop=('LD_PRELOAD', 'ZEPROF_LOADER'))
+        if plain.returncode != 0:
+            fail(f'{mode}: the program fails without the shim: {plain.stdout} {plain.stderr}')
+        trace_dir = os.path.join(tmp, 'trace')
+        traced = run([trace_run, trace_dir, '--', 'env', f'LD_PRELOAD={preload(shim)}',
+                      f'ZEPROF_LOADER={zeprof_loader}', program] + arguments,
+                     drop=('LD_PRELOAD', 'ZEPROF_LOADER'))
+        if traced.returncode == 77:
+            print(traced.stderr)
+            sys.exit(77)
+        print(f'untraced: {plain.stdout.strip()}\ntraced:   {traced.stdout.strip()}')
+        if traced.returncode != plain.returncode or traced.stdout != plain.stdout:
+            fail(f'{mode}: traced run differs ({traced.returncode}): {traced.stdout} '
+                 f'{traced.stderr.strip()}')
+        events = read_trace(trace_dir)
+    names = []
+    for e in events:  # a one-event call (F_call, F_call_full) counts as its entry and exit
+        if e[0] == 'zeprof_ze':
+            function = re.sub(r'_call(_full)?$', '', e[1])
+            names += [function + '_entry', function + '_exit'] if function != e[1] else [e[1]]
+    # zeDriverGet is called once, after zeInit (in abs-path modes through the handle only).
+    want = ['zeInit_entry', 'zeInit_exit', 'zeDriverGet_entry', 'zeDriverGet_exit']
+    seen = [n for n in names if n in want]
+    if seen[-4:] != want or seen.count('zeDriverGet_entry') != 1:
+        fail(f'{mode}: the calls were not traced: {names}')
+    print(f'{mode}: same results, {len(names)} API events')
+
+
 def main():
     if len(sys.argv) < 2:
         fail(__doc__)
@@ -479,6 +546,8 @@ def main():
         'threads': test_threads,
         'constructor': test_constructor,
         'generator': test_generator,
+        'newer-loader': test_newer_loader,
+        'dl-callers': test_dl_callers,
     }
     if command not in tests:
         fail(f'unknown test {command}')

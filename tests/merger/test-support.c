@@ -1,8 +1,12 @@
 /* Unit tests of the merger's containers: the hash map (inserts, overwrites, backward-shift
- * removal) and the external sorter (spilled runs, per-host axis offsets, stable ties). */
+ * removal) and the external sorter (spilled runs, per-host axis offsets, stable ties); and of
+ * its text safety: UTF-8 repair for JSON, one-line escaping of paths. */
 #include "check.h"
+#include "jsonout.h"
 #include "map.h"
 #include "sorter.h"
+#include "supervise.h"
+#include "utf8.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -122,9 +126,50 @@ static void test_sorter_keeps_insertion_order_for_equal_keys(void)
     zm_sorter_release(&sorter);
 }
 
+static void test_utf8_replaces_invalid_sequences(void)
+{
+    CHECK_EQ(zm_utf8_sequence((const unsigned char *)"a"), 1);
+    CHECK_EQ(zm_utf8_sequence((const unsigned char *)"\xc3\xa9"), 2);
+    CHECK_EQ(zm_utf8_sequence((const unsigned char *)"\xe2\x82\xac"), 3);
+    CHECK_EQ(zm_utf8_sequence((const unsigned char *)"\xf0\x9f\x98\x80"), 4);
+    CHECK_EQ(zm_utf8_sequence((const unsigned char *)"\xff"), 0);
+    CHECK_EQ(zm_utf8_sequence((const unsigned char *)"\xc0\x80"), 0);     /* overlong */
+    CHECK_EQ(zm_utf8_sequence((const unsigned char *)"\xed\xa0\x80"), 0); /* surrogate */
+    CHECK_EQ(zm_utf8_sequence((const unsigned char *)"\xc3"), 0);         /* cut short */
+    json_t *string = zm_json_string("kernel\xff\xc3\xa9" "b");
+    CHECK(string && strcmp(json_string_value(string), "kernel\xef\xbf\xbd\xc3\xa9" "b") == 0);
+    json_decref(string);
+    string = zm_json_string("plain");
+    CHECK(string && strcmp(json_string_value(string), "plain") == 0);
+    json_decref(string);
+
+    char *text = NULL;
+    size_t size = 0;
+    FILE *memory = open_memstream(&text, &size);
+    struct zm_out out;
+    zm_out_init(&out, memory);
+    zm_out_string(&out, "a\xff" "b\"\n\xe2\x82\xac");
+    CHECK_EQ(zm_out_flush(&out), 0);
+    fclose(memory);
+    CHECK(text && strcmp(text, "\"a\xef\xbf\xbd" "b\\\"\\u000a\xe2\x82\xac\"") == 0);
+    zm_out_release(&out);
+    free(text);
+}
+
+static void test_escape_line_keeps_one_line(void)
+{
+    char out[64];
+    zm_escape_line(out, sizeof(out), "a\nb\tc\x01" "d");
+    CHECK(strcmp(out, "a\\nb\\tc\\x01d") == 0);
+    zm_escape_line(out, 8, "0123456789");
+    CHECK(strlen(out) < 8);
+}
+
 int main(void)
 {
     RUN(test_map_matches_a_reference);
+    RUN(test_utf8_replaces_invalid_sequences);
+    RUN(test_escape_line_keeps_one_line);
     RUN(test_sorter_spills_and_merges_in_axis_order);
     RUN(test_sorter_keeps_insertion_order_for_equal_keys);
     return check_status();

@@ -1,0 +1,335 @@
+#include "validate.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define METADATA_MAGIC 0x75d11d57u
+#define METADATA_HEADER_BYTES 37
+#define METADATA_MAX_BYTES (256u << 20) /* larger metadata is read by babeltrace2 alone */
+#define PACKET_MAGIC 0xc1fc1fc1u
+#define INDEX_MAGIC 0xc1f1dcc1u
+#define INDEX_HEADER_BYTES 16
+#define INDEX_ENTRY_MIN_BYTES 56 /* offset, sizes, timestamps, discarded, stream id */
+/* LTTng's packet header (32 bytes) and context up to packet_size: the fields checked. */
+#define PACKET_CHECKED_BYTES 64
+#define PACKET_CONTEXT_END 84 /* header and the whole LTTng packet context */
+
+static uint32_t load32(const unsigned char *p, bool big)
+{
+    return big ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]
+               : (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+
+static uint64_t load64(const unsigned char *p, bool big)
+{
+    uint64_t high = load32(big ? p : p + 4, big), low = load32(big ? p + 4 : p, big);
+    return high << 32 | low;
+}
+
+/* Reads all of `path` (at most `limit` bytes); NULL with errno set, or EFBIG when larger. */
+static unsigned char *read_all(const char *path, size_t limit, size_t *size)
+{
+    /* Non-blocking: a FIFO in place of a file must not hang the open. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return NULL;
+    struct stat info;
+    unsigned char *data = NULL;
+    if (fstat(fd, &info) != 0)
+        goto end;
+    if (!S_ISREG(info.st_mode)) {
+        errno = EINVAL;
+        goto end;
+    }
+    if ((uint64_t)info.st_size > limit) {
+        errno = EFBIG;
+        goto end;
+    }
+    data = malloc((size_t)info.st_size + 1);
+    if (!data)
+        goto end;
+    size_t done = 0;
+    while (done < (size_t)info.st_size) {
+        ssize_t n = read(fd, data + done, (size_t)info.st_size - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        done += (size_t)n;
+    }
+    data[done] = '\0';
+    *size = done;
+end:
+    close(fd);
+    return data;
+}
+
+/* The metadata text: packets checked and unwrapped, or the text file as it is. NULL with `why`
+ * filled on a bad packet; NULL with `why` empty when it cannot be read (babeltrace2 says why). */
+static char *metadata_text(const char *directory, char *why, size_t why_size)
+{
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/metadata", directory);
+    size_t size = 0;
+    unsigned char *data = read_all(path, METADATA_MAX_BYTES, &size);
+    if (!data) {
+        if (errno == EINVAL)
+            snprintf(why, why_size, "the metadata is not a regular file");
+        else if (errno != EFBIG)
+            snprintf(why, why_size, "cannot read the metadata (%s)", strerror(errno));
+        return NULL;
+    }
+    bool big = size >= 4 && load32(data, true) == METADATA_MAGIC;
+    if (size < 4 || (!big && load32(data, false) != METADATA_MAGIC))
+        return (char *)data; /* plain text metadata */
+    char *text = malloc(size + 1);
+    size_t text_length = 0;
+    for (size_t offset = 0, packet = 0; text && offset < size; packet++) {
+        const unsigned char *header = data + offset;
+        uint64_t left = size - offset;
+        if (left < METADATA_HEADER_BYTES) {
+            snprintf(why, why_size, "corrupt metadata: packet %zu truncated", packet);
+            goto bad;
+        }
+        uint64_t content_bits = load32(header + 24, big), packet_bits = load32(header + 28, big);
+        if (load32(header, big) != METADATA_MAGIC) {
+            snprintf(why, why_size, "corrupt metadata: packet %zu has a bad magic number", packet);
+            goto bad;
+        }
+        /* A last packet whose padding runs past the end is read fine; its content must not. */
+        if (packet_bits % 8 || content_bits % 8 || content_bits > packet_bits ||
+            content_bits < METADATA_HEADER_BYTES * 8 || content_bits / 8 > left) {
+            snprintf(why, why_size,
+                     "corrupt metadata: packet %zu declares content %llu bits in %llu bits, "
+                     "%llu bytes left in the file",
+                     packet, (unsigned long long)content_bits, (unsigned long long)packet_bits,
+                     (unsigned long long)left);
+            goto bad;
+        }
+        if (header[32] || header[33] || header[34]) {
+            snprintf(why, why_size,
+                     "corrupt metadata: packet %zu is compressed, encrypted or checksummed",
+                     packet);
+            goto bad;
+        }
+        size_t length = (size_t)(content_bits / 8) - METADATA_HEADER_BYTES;
+        memcpy(text + text_length, header + METADATA_HEADER_BYTES, length);
+        text_length += length;
+        offset += packet_bits / 8 < left ? (size_t)(packet_bits / 8) : (size_t)left;
+    }
+    free(data);
+    if (text)
+        text[text_length] = '\0';
+    return text;
+bad:
+    free(data);
+    free(text);
+    return NULL;
+}
+
+/* `text` with every run of white space made one space (in place). */
+static void squeeze_spaces(char *text)
+{
+    char *out = text;
+    for (const char *in = text; *in; in++) {
+        bool space = *in == ' ' || *in == '\t' || *in == '\n' || *in == '\r';
+        if (space && (out == text || out[-1] == ' '))
+            continue;
+        *out++ = space ? ' ' : *in;
+    }
+    *out = '\0';
+}
+
+static bool contains_once(const char *text, const char *part)
+{
+    const char *first = strstr(text, part);
+    return first && !strstr(first + 1, part);
+}
+
+/* Whether the metadata declares LTTng's packet header and context, whose offsets are then known;
+ * `big` gets the byte order. */
+static bool lttng_layout(char *text, bool *big)
+{
+    static const char *const declarations[] = {
+        "typealias integer { size = 8; align = 8; signed = false; } := uint8_t;",
+        "typealias integer { size = 32; align = 8; signed = false; } := uint32_t;",
+        "typealias integer { size = 64; align = 8; signed = false; } := uint64_t;",
+        "packet.header := struct { uint32_t magic; uint8_t uuid[16]; uint32_t stream_id; "
+        "uint64_t stream_instance_id; };",
+        "typealias integer { size = 64; align = 8; signed = false; map = "
+        "clock.monotonic.value; } := uint64_clock_monotonic_t;",
+        "struct packet_context { uint64_clock_monotonic_t timestamp_begin; "
+        "uint64_clock_monotonic_t timestamp_end; uint64_t content_size; uint64_t packet_size; ",
+        "packet.context := struct packet_context;",
+    };
+    squeeze_spaces(text);
+    for (size_t i = 0; i < sizeof(declarations) / sizeof(*declarations); i++) {
+        if (!contains_once(text, declarations[i]))
+            return false;
+    }
+    bool le = contains_once(text, "byte_order = le;"), be = contains_once(text, "byte_order = be;");
+    if (le == be)
+        return false;
+    *big = be;
+    return true;
+}
+
+static int read_at(int fd, unsigned char *buffer, size_t size, uint64_t offset)
+{
+    size_t done = 0;
+    while (done < size) {
+        ssize_t n = pread(fd, buffer + done, size - done, (off_t)(offset + done));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        done += (size_t)n;
+    }
+    return 0;
+}
+
+/* Every packet of one stream file in LTTng's layout. */
+static int check_stream(const char *path, const char *name, bool big, char *why, size_t why_size)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(why, why_size, "cannot read stream %s (%s)", name, strerror(errno));
+        return -1;
+    }
+    struct stat info;
+    int status = -1;
+    if (fstat(fd, &info) != 0) {
+        snprintf(why, why_size, "cannot read stream %s (%s)", name, strerror(errno));
+        goto end;
+    }
+    uint64_t size = (uint64_t)info.st_size, offset = 0;
+    for (uint64_t packet = 0; offset < size; packet++) {
+        unsigned char header[PACKET_CHECKED_BYTES];
+        if (size - offset < PACKET_CONTEXT_END ||
+            read_at(fd, header, sizeof(header), offset) != 0) {
+            snprintf(why, why_size, "corrupt stream %s: packet %llu truncated", name,
+                     (unsigned long long)packet);
+            goto end;
+        }
+        uint64_t begin = load64(header + 32, big), end = load64(header + 40, big);
+        uint64_t content_bits = load64(header + 48, big), packet_bits = load64(header + 56, big);
+        if (load32(header, big) != PACKET_MAGIC) {
+            snprintf(why, why_size, "corrupt stream %s: packet %llu has a bad magic number", name,
+                     (unsigned long long)packet);
+            goto end;
+        }
+        if (packet_bits % 8 || content_bits > packet_bits ||
+            content_bits < PACKET_CONTEXT_END * 8 || packet_bits / 8 > size - offset) {
+            snprintf(why, why_size,
+                     "corrupt stream %s: packet %llu declares content %llu bits in %llu bits, "
+                     "%llu bytes left in the file",
+                     name, (unsigned long long)packet, (unsigned long long)content_bits,
+                     (unsigned long long)packet_bits, (unsigned long long)(size - offset));
+            goto end;
+        }
+        if (begin > end || end == UINT64_MAX) {
+            snprintf(why, why_size, "corrupt stream %s: packet %llu has bad timestamps", name,
+                     (unsigned long long)packet);
+            goto end;
+        }
+        offset += packet_bits / 8;
+    }
+    status = 0;
+end:
+    close(fd);
+    return status;
+}
+
+/* index/NAME.idx, if there is one, against the stream file it describes. */
+static int check_index(const char *directory, const char *name, uint64_t stream_size, char *why,
+                       size_t why_size)
+{
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/index/%s.idx", directory, name);
+    size_t size = 0;
+    unsigned char *data = read_all(path, UINT32_MAX, &size);
+    if (!data) {
+        if (errno == ENOENT)
+            return 0;
+        snprintf(why, why_size, "cannot read index %s.idx (%s)", name,
+                 errno == EINVAL ? "not a regular file" : strerror(errno));
+        return -1;
+    }
+    int status = -1;
+    uint32_t entry_bytes = size >= INDEX_HEADER_BYTES ? load32(data + 12, true) : 0;
+    if (size < INDEX_HEADER_BYTES || load32(data, true) != INDEX_MAGIC ||
+        entry_bytes < INDEX_ENTRY_MIN_BYTES || (size - INDEX_HEADER_BYTES) % entry_bytes) {
+        snprintf(why, why_size, "corrupt packet index %s.idx: bad header or truncated entry",
+                 name);
+        goto end;
+    }
+    uint64_t previous_end = 0;
+    for (size_t at = INDEX_HEADER_BYTES, entry = 0; at < size; at += entry_bytes, entry++) {
+        const unsigned char *p = data + at;
+        uint64_t offset = load64(p, true), packet_bits = load64(p + 8, true);
+        uint64_t content_bits = load64(p + 16, true);
+        uint64_t begin = load64(p + 24, true), end = load64(p + 32, true);
+        if (packet_bits == 0 || packet_bits % 8 || content_bits > packet_bits ||
+            offset < previous_end || offset > stream_size ||
+            packet_bits / 8 > stream_size - offset || begin > end || end == UINT64_MAX) {
+            snprintf(why, why_size,
+                     "corrupt packet index %s.idx: entry %zu (offset %llu, %llu bits) does not "
+                     "fit the %llu-byte stream file or has bad timestamps",
+                     name, entry, (unsigned long long)offset, (unsigned long long)packet_bits,
+                     (unsigned long long)stream_size);
+            goto end;
+        }
+        previous_end = offset + packet_bits / 8;
+    }
+    status = 0;
+end:
+    free(data);
+    return status;
+}
+
+int zm_validate_trace(const char *directory, char *why, size_t why_size)
+{
+    why[0] = '\0';
+    char *text = metadata_text(directory, why, why_size);
+    if (!text)
+        return why[0] ? -1 : 0;
+    bool big = false, layout = lttng_layout(text, &big);
+    free(text);
+    DIR *folder = opendir(directory);
+    if (!folder) {
+        snprintf(why, why_size, "cannot read the trace directory (%s)", strerror(errno));
+        return -1;
+    }
+    int status = 0;
+    struct dirent *entry;
+    while (status == 0 && (entry = readdir(folder))) {
+        /* Stream files: the regular files beside `metadata` (src.ctf.fs reads the same). */
+        if (entry->d_name[0] == '.' || strcmp(entry->d_name, "metadata") == 0)
+            continue;
+        char path[4096];
+        struct stat info;
+        snprintf(path, sizeof(path), "%s/%s", directory, entry->d_name);
+        if (stat(path, &info) != 0 || !S_ISREG(info.st_mode))
+            continue;
+        if (info.st_size == 0)
+            continue; /* an empty stream: babeltrace2 skips it */
+        if (layout) {
+            status = check_stream(path, entry->d_name, big, why, why_size);
+        } else if (access(path, R_OK) != 0) {
+            snprintf(why, why_size, "cannot read stream %s (%s)", entry->d_name, strerror(errno));
+            status = -1;
+        }
+        if (status == 0)
+            status = check_index(directory, entry->d_name, (uint64_t)info.st_size, why, why_size);
+    }
+    closedir(folder);
+    return status;
+}
