@@ -24,17 +24,16 @@
 #include <ze_api.h>
 
 #include "bench_tp.h"
+#include "bench_util.h"
 
 #define CALLS_PER_ROUND 50000
 #define ROUNDS 25
 #define EVENTS_PER_CALL 1 /* both functions are one-event calls (docs/tracepoints.md) */
 
-#if defined(__SANITIZE_ADDRESS__)
-#define BENCH_DEEPBIND 0 /* AddressSanitizer aborts on RTLD_DEEPBIND; see interposer/shim_init.c */
-#else
-#define BENCH_DEEPBIND RTLD_DEEPBIND
-#endif
+static const char *const function_names[] = { "zeInit", "zeDriverGet", "zeDeviceGet",
+                                               "zeDeviceGetProperties", "zeEventQueryStatus" };
 
+/* Filled by bench_resolve in the order of function_names. */
 struct functions {
     ze_result_t (*init)(ze_init_flags_t);
     ze_result_t (*driver_get)(uint32_t *, ze_driver_handle_t *);
@@ -42,34 +41,9 @@ struct functions {
     ze_result_t (*device_get_properties)(ze_device_handle_t, ze_device_properties_t *);
     ze_result_t (*event_query_status)(ze_event_handle_t);
 };
-
-static void resolve(void *handle, struct functions *f)
-{
-    static const char *const names[] = { "zeInit", "zeDriverGet", "zeDeviceGet",
-                                         "zeDeviceGetProperties", "zeEventQueryStatus" };
-    void *symbols[5];
-
-    for (size_t i = 0; i < 5; i++) {
-        symbols[i] = dlsym(handle, names[i]);
-        if (symbols[i] == NULL) {
-            fprintf(stderr, "zeprof-bench-overhead: missing %s\n", names[i]);
-            exit(1);
-        }
-    }
-    memcpy(&f->init, &symbols[0], sizeof(void *));
-    memcpy(&f->driver_get, &symbols[1], sizeof(void *));
-    memcpy(&f->device_get, &symbols[2], sizeof(void *));
-    memcpy(&f->device_get_properties, &symbols[3], sizeof(void *));
-    memcpy(&f->event_query_status, &symbols[4], sizeof(void *));
-}
-
-static double now_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double) ts.tv_sec * 1e9 + (double) ts.tv_nsec;
-}
+#define FUNCTION_COUNT (sizeof(function_names) / sizeof(function_names[0]))
+_Static_assert(sizeof(struct functions) == FUNCTION_COUNT * sizeof(void *),
+               "struct functions holds one pointer per name of function_names");
 
 static ze_device_handle_t bench_device;
 static ze_event_handle_t bench_event;
@@ -78,7 +52,7 @@ static ze_device_properties_t bench_properties;
 /* One round of calls of `which` (0: zeDeviceGetProperties, 1: zeEventQueryStatus). */
 static double one_round(int which, const struct functions *f)
 {
-    double start = now_ns();
+    double start = bench_now_ns();
 
     if (which == 0) {
         for (int i = 0; i < CALLS_PER_ROUND; i++)
@@ -87,7 +61,7 @@ static double one_round(int which, const struct functions *f)
         for (int i = 0; i < CALLS_PER_ROUND; i++)
             f->event_query_status(bench_event);
     }
-    return (now_ns() - start) / CALLS_PER_ROUND;
+    return (bench_now_ns() - start) / CALLS_PER_ROUND;
 }
 
 /* Rounds alternate between the two paths, so that a noisy stretch hits both alike. */
@@ -110,11 +84,11 @@ static double time_bare_event(void)
     double best = 1e30;
 
     for (int round = 0; round < ROUNDS; round++) {
-        double start = now_ns();
+        double start = bench_now_ns();
 
         for (int i = 0; i < CALLS_PER_ROUND; i++)
             lttng_ust_tracepoint(zeprof_bench, bare, (uint64_t) i, (uint64_t) (uintptr_t) &best);
-        double per_event = (now_ns() - start) / CALLS_PER_ROUND;
+        double per_event = (bench_now_ns() - start) / CALLS_PER_ROUND;
         best = per_event < best ? per_event : best;
     }
     return best;
@@ -151,35 +125,20 @@ static void report(const char *phase, const char *name, double direct, double wr
            phase, name, direct, wrapped, wrapped / direct, wrapped - direct);
 }
 
-static int lttng(const char *arguments)
-{
-    char command[512];
-
-    /* --no-sessiond: never spawn a daemon of our own, which nobody would stop. */
-    snprintf(command, sizeof(command), "lttng --no-sessiond %s >/dev/null 2>&1", arguments);
-    return system(command);
-}
-
 static int start_session(const char *output)
 {
     char create[256];
 
     snprintf(create, sizeof(create), "create zeprof-bench --output=%s", output);
-    if (lttng(create) != 0)
+    if (bench_lttng(create) != 0)
         return -1;
-    if (lttng("enable-channel -u --overwrite --subbuf-size=1M --num-subbuf=4 bench") != 0 ||
-        lttng("enable-event -u -c bench 'zeprof_*'") != 0 ||
-        lttng("add-context -u -c bench -t vpid -t vtid") != 0 || lttng("start") != 0) {
-        lttng("destroy zeprof-bench");
+    if (bench_lttng("enable-channel -u --overwrite --subbuf-size=1M --num-subbuf=4 bench") != 0 ||
+        bench_lttng("enable-event -u -c bench 'zeprof_*'") != 0 ||
+        bench_lttng("add-context -u -c bench -t vpid -t vtid") != 0 || bench_lttng("start") != 0) {
+        bench_lttng("destroy zeprof-bench");
         return -1;
     }
-    /* The session daemon tells this process asynchronously; wait until it has. */
-    for (int i = 0; i < 500 && !lttng_ust_tracepoint_enabled(zeprof_bench, bare); i++) {
-        struct timespec ten_ms = { 0, 10 * 1000 * 1000 };
-
-        nanosleep(&ten_ms, NULL);
-    }
-    return lttng_ust_tracepoint_enabled(zeprof_bench, bare) ? 0 : -1;
+    return bench_wait_enabled();
 }
 
 int main(void)
@@ -191,8 +150,9 @@ int main(void)
         fprintf(stderr, "zeprof-bench-overhead: cannot open %s\n", ZEPROF_REAL_LOADER);
         return 1;
     }
-    resolve(RTLD_DEFAULT, &wrapped); /* what the application binds to: the shim when preloaded */
-    resolve(real, &direct);
+    /* What the application binds to (the shim when preloaded), and the real loader's own. */
+    bench_resolve(RTLD_DEFAULT, function_names, FUNCTION_COUNT, &wrapped, "zeprof-bench-overhead");
+    bench_resolve(real, function_names, FUNCTION_COUNT, &direct, "zeprof-bench-overhead");
     if (memcmp(&wrapped, &direct, sizeof(wrapped)) == 0)
         printf("note: the shim is not preloaded; both columns measure the real loader\n");
     setup(&wrapped);
@@ -217,8 +177,8 @@ int main(void)
     compare(0, &direct, &wrapped, &d_props, &w_props);
     compare(1, &direct, &wrapped, &d_query, &w_query);
     double bare = time_bare_event();
-    lttng("stop");
-    lttng("destroy zeprof-bench");
+    bench_lttng("stop");
+    bench_lttng("destroy zeprof-bench");
     char remove[128];
     snprintf(remove, sizeof(remove), "rm -rf %s", output);
     if (system(remove) != 0)

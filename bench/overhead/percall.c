@@ -33,6 +33,7 @@
 #include <ze_api.h>
 
 #include "bench_tp.h"
+#include "bench_util.h"
 
 #define CHEAP_CALLS 100000
 #define APPENDS 100000
@@ -42,12 +43,11 @@
  * 1000 appends. */
 #define APPEND_ROUND_CALLS (2.0 * APPENDS + 2.0 * (APPENDS / SYNC_EVERY))
 
-#if defined(__SANITIZE_ADDRESS__)
-#define BENCH_DEEPBIND 0 /* AddressSanitizer aborts on RTLD_DEEPBIND; see interposer/shim_init.c */
-#else
-#define BENCH_DEEPBIND RTLD_DEEPBIND
-#endif
+static const char *const function_names[] = { "zeKernelSetArgumentValue",
+                                               "zeCommandListAppendLaunchKernel",
+                                               "zeEventHostSynchronize", "zeEventHostReset" };
 
+/* Filled by bench_resolve in the order of function_names. */
 struct functions {
     ze_result_t (*set_arg)(ze_kernel_handle_t, uint32_t, size_t, const void *);
     ze_result_t (*launch)(ze_command_list_handle_t, ze_kernel_handle_t, const ze_group_count_t *,
@@ -55,36 +55,9 @@ struct functions {
     ze_result_t (*event_sync)(ze_event_handle_t, uint64_t);
     ze_result_t (*event_reset)(ze_event_handle_t);
 };
-
-static const char *const function_names[] = { "zeKernelSetArgumentValue",
-                                               "zeCommandListAppendLaunchKernel",
-                                               "zeEventHostSynchronize", "zeEventHostReset" };
-
-static void resolve(void *handle, struct functions *f)
-{
-    void *symbols[4];
-
-    for (size_t i = 0; i < 4; i++) {
-        symbols[i] = dlsym(handle, function_names[i]);
-        if (symbols[i] == NULL) {
-            fprintf(stderr, "zeprof-bench-percall: missing %s\n", function_names[i]);
-            exit(1);
-        }
-    }
-    /* POSIX guarantees that dlsym's data pointer converts to a function pointer. */
-    memcpy(&f->set_arg, &symbols[0], sizeof(void *));
-    memcpy(&f->launch, &symbols[1], sizeof(void *));
-    memcpy(&f->event_sync, &symbols[2], sizeof(void *));
-    memcpy(&f->event_reset, &symbols[3], sizeof(void *));
-}
-
-static double now_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double) ts.tv_sec * 1e9 + (double) ts.tv_nsec;
-}
+#define FUNCTION_COUNT (sizeof(function_names) / sizeof(function_names[0]))
+_Static_assert(sizeof(struct functions) == FUNCTION_COUNT * sizeof(void *),
+               "struct functions holds one pointer per name of function_names");
 
 static ze_kernel_handle_t bench_kernel;
 static ze_command_list_handle_t bench_list;
@@ -113,11 +86,11 @@ static double cheap_round(const struct functions *f)
     double best = 1e30;
 
     for (int batch = 0; batch < CHEAP_CALLS / BATCH; batch++) {
-        double start = now_ns();
+        double start = bench_now_ns();
 
         for (int i = 0; i < BATCH; i++)
             f->set_arg(bench_kernel, 0, sizeof(spin_ns), &spin_ns);
-        double per_call = (now_ns() - start) / BATCH;
+        double per_call = (bench_now_ns() - start) / BATCH;
         best = per_call < best ? per_call : best;
     }
     return best;
@@ -131,7 +104,7 @@ static double append_round(const struct functions *f)
     double best = 1e30;
 
     for (int batch = 0; batch < APPENDS / SYNC_EVERY; batch++) {
-        double start = now_ns();
+        double start = bench_now_ns();
 
         for (int i = 1; i <= SYNC_EVERY; i++) {
             bool last = i == SYNC_EVERY;
@@ -141,7 +114,7 @@ static double append_round(const struct functions *f)
         }
         must(f->event_sync(bench_event, UINT64_MAX), "zeEventHostSynchronize");
         f->event_reset(bench_event);
-        double per_call = (now_ns() - start) / (2.0 * SYNC_EVERY + 2.0);
+        double per_call = (bench_now_ns() - start) / (2.0 * SYNC_EVERY + 2.0);
         best = per_call < best ? per_call : best;
     }
     return best;
@@ -167,11 +140,11 @@ static double time_bare_event(void)
     double best = 1e30;
 
     for (int batch = 0; batch < ROUNDS * CHEAP_CALLS / BATCH; batch++) {
-        double start = now_ns();
+        double start = bench_now_ns();
 
         for (int i = 0; i < BATCH; i++)
             lttng_ust_tracepoint(zeprof_bench, bare, (uint64_t) i, (uint64_t) (uintptr_t) &best);
-        double per_event = (now_ns() - start) / BATCH;
+        double per_event = (bench_now_ns() - start) / BATCH;
         best = per_event < best ? per_event : best;
     }
     return best;
@@ -212,41 +185,26 @@ static void setup(void)
     must(zeEventCreate(pool, &event_desc, &bench_event), "zeEventCreate");
 }
 
-static int lttng(const char *arguments)
-{
-    char command[512];
-
-    /* --no-sessiond: never spawn a daemon of our own, which nobody would stop. */
-    snprintf(command, sizeof(command), "lttng --no-sessiond %s >/dev/null 2>&1", arguments);
-    return system(command);
-}
-
 /* A session like zeprof's (every zeprof_* event, vpid, vtid, procname) with `channel_options`. */
 static int start_session(const char *name, const char *output, const char *channel_options)
 {
     char command[512];
 
     snprintf(command, sizeof(command), "create %s --output=%s", name, output);
-    if (lttng(command) != 0)
+    if (bench_lttng(command) != 0)
         return -1;
     snprintf(command, sizeof(command), "enable-channel -u -s %s %s bench", name, channel_options);
-    int failed = lttng(command) != 0;
+    int failed = bench_lttng(command) != 0;
     snprintf(command, sizeof(command), "enable-event -u -s %s -c bench 'zeprof_*'", name);
-    failed = failed || lttng(command) != 0;
+    failed = failed || bench_lttng(command) != 0;
     snprintf(command, sizeof(command), "add-context -u -s %s -c bench -t vpid -t vtid -t procname",
              name);
-    failed = failed || lttng(command) != 0;
+    failed = failed || bench_lttng(command) != 0;
     snprintf(command, sizeof(command), "start %s", name);
-    failed = failed || lttng(command) != 0;
-    /* The session daemon tells this process asynchronously; wait until it has. */
-    for (int i = 0; !failed && i < 500 && !lttng_ust_tracepoint_enabled(zeprof_bench, bare); i++) {
-        struct timespec ten_ms = { 0, 10 * 1000 * 1000 };
-
-        nanosleep(&ten_ms, NULL);
-    }
-    if (failed || !lttng_ust_tracepoint_enabled(zeprof_bench, bare)) {
+    failed = failed || bench_lttng(command) != 0;
+    if (failed || bench_wait_enabled() != 0) {
         snprintf(command, sizeof(command), "destroy %s", name);
-        lttng(command);
+        bench_lttng(command);
         return -1;
     }
     return 0;
@@ -257,9 +215,9 @@ static void end_session(const char *name)
     char command[256];
 
     snprintf(command, sizeof(command), "stop %s", name);
-    lttng(command);
+    bench_lttng(command);
     snprintf(command, sizeof(command), "destroy %s", name);
-    lttng(command);
+    bench_lttng(command);
 }
 
 /* Bytes of the stream files under `path` (the CTF metadata excluded). */
@@ -307,8 +265,9 @@ int main(void)
         fprintf(stderr, "zeprof-bench-percall: cannot open %s\n", ZEPROF_REAL_LOADER);
         return 1;
     }
-    resolve(RTLD_DEFAULT, &wrapped); /* what the application binds to: the shim when preloaded */
-    resolve(real, &direct);
+    /* What the application binds to (the shim when preloaded), and the real loader's own. */
+    bench_resolve(RTLD_DEFAULT, function_names, FUNCTION_COUNT, &wrapped, "zeprof-bench-percall");
+    bench_resolve(real, function_names, FUNCTION_COUNT, &direct, "zeprof-bench-percall");
     if (memcmp(&wrapped, &direct, sizeof(wrapped)) == 0)
         printf("note: the shim is not preloaded; both columns measure the real loader\n");
     setup();
