@@ -15,6 +15,11 @@
 #define BENCH_DEEPBIND RTLD_DEEPBIND
 #endif
 
+/* Opens the real loader at `path` with glibc's own dlopen. The shim hands itself back for a
+ * dlopen of the real loader's file (so that programs doing that are traced); a benchmark that
+ * compares the shim with the real loader needs the real one. NULL when it cannot be opened. */
+void *bench_open_real_loader(const char *path, int flags);
+
 /* Fills `functions`, a struct of `count` function pointers in the order of `names`, with the
  * symbols of `handle`; exits with "PROGRAM: missing NAME" when one is absent. */
 void bench_resolve(void *handle, const char *const *names, size_t count, void *functions,

@@ -144,7 +144,7 @@ static int start_session(const char *output)
 int main(void)
 {
     struct functions wrapped, direct;
-    void *real = dlopen(ZEPROF_REAL_LOADER, RTLD_NOW | RTLD_LOCAL | BENCH_DEEPBIND);
+    void *real = bench_open_real_loader(ZEPROF_REAL_LOADER, RTLD_NOW | RTLD_LOCAL | BENCH_DEEPBIND);
 
     if (real == NULL) {
         fprintf(stderr, "zeprof-bench-overhead: cannot open %s\n", ZEPROF_REAL_LOADER);

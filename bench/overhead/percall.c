@@ -259,7 +259,7 @@ static void remove_tree(const char *path)
 int main(void)
 {
     struct functions wrapped, direct;
-    void *real = dlopen(ZEPROF_REAL_LOADER, RTLD_NOW | RTLD_LOCAL | BENCH_DEEPBIND);
+    void *real = bench_open_real_loader(ZEPROF_REAL_LOADER, RTLD_NOW | RTLD_LOCAL | BENCH_DEEPBIND);
 
     if (real == NULL) {
         fprintf(stderr, "zeprof-bench-percall: cannot open %s\n", ZEPROF_REAL_LOADER);
