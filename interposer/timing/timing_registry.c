@@ -277,25 +277,29 @@ static void collect_event_if_context(uint64_t key, void *value, void *user)
     collect_if_context(key, event->context_handle, user);
 }
 
+/* Removes from `map` every entry `collect` picks for `request`'s context, freeing the values when
+ * the map owns them. */
+static void forget_collected(struct timing_map *map,
+                             void (*collect)(uint64_t key, void *value, void *user),
+                             struct forget_request *request, bool owns_values)
+{
+    request->count = 0;
+    timing_map_for_each(map, collect, request);
+    for (size_t i = 0; i < request->count; i++) {
+        void *value = timing_map_remove(map, request->keys[i]);
+        if (owns_values)
+            free(value);
+    }
+}
+
 void timing_registry_forget_app_objects(ze_context_handle_t ctx)
 {
     struct forget_request request = {ctx, NULL, 0, 0};
 
-    timing_map_for_each(&timestamp_pools, collect_if_context, &request);
-    for (size_t i = 0; i < request.count; i++)
-        timing_map_remove(&timestamp_pools, request.keys[i]);
-    request.count = 0;
-    timing_map_for_each(&app_events, collect_event_if_context, &request);
-    for (size_t i = 0; i < request.count; i++)
-        free(timing_map_remove(&app_events, request.keys[i]));
-    request.count = 0;
-    timing_map_for_each(&live_events, collect_if_context, &request);
-    for (size_t i = 0; i < request.count; i++)
-        timing_map_remove(&live_events, request.keys[i]);
-    request.count = 0;
-    timing_map_for_each(&live_pools, collect_if_context, &request);
-    for (size_t i = 0; i < request.count; i++)
-        timing_map_remove(&live_pools, request.keys[i]);
+    forget_collected(&timestamp_pools, collect_if_context, &request, false);
+    forget_collected(&app_events, collect_event_if_context, &request, true);
+    forget_collected(&live_events, collect_if_context, &request, false);
+    forget_collected(&live_pools, collect_if_context, &request, false);
     free(request.keys);
 }
 
