@@ -834,7 +834,9 @@ def case_warm_daemon(work):
     """With ZEPROF_DAEMON_IDLE, a run's daemon waits idle for the next run, which reuses it; a
     run that comes while the idle daemon is in use gets one of its own; idle daemons are stopped
     after the idle time."""
-    env = environment(ZEPROF_DAEMON_IDLE='4')
+    # Long enough that a loaded machine still starts the next run before the idle daemon times
+    # out (4 s raced the holder's start), short enough for the 60 s cleanup check below.
+    env = environment(ZEPROF_DAEMON_IDLE='15')
 
     def traced(name):
         log_path = os.path.join(work, f'{name}.log')
