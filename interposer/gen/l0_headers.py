@@ -68,12 +68,18 @@ def _norm(ctype):
     return ctype
 
 
-def _parse_params(body, where):
-    """Split a prototype's parameter block, one parameter per line plus its annotation."""
+def _fail(path, line, reason):
+    """A header the parser cannot read fails the build with one line naming the place."""
+    raise SystemExit(f'Failed to parse header: path={path}, line={line}, reason={reason}')
+
+
+def _parse_params(body, path, first_line, function):
+    """Split a prototype's parameter block, one parameter per line plus its annotation.
+    first_line: the header's line number of the block's first line (for error messages)."""
     params = []
-    pending = None  # (code, note) of the parameter being read
+    pending = None  # (code, note, line) of the parameter being read
     chunks = []
-    for line in body.split('\n'):
+    for offset, line in enumerate(body.split('\n')):
         code, _, note = line.partition('///<')
         if '//' in code and '///<' not in line:
             code = code.split('//')[0]
@@ -81,20 +87,20 @@ def _parse_params(body, where):
         if code:
             if pending is not None:
                 chunks.append(pending)
-            pending = [code, note.strip()]
+            pending = [code, note.strip(), first_line + offset]
         elif pending is not None and note:
             pending[1] += ' ' + note.strip()
     if pending is not None:
         chunks.append(pending)
     # Parameters can share a line only in hand-written headers; split on top-level commas.
-    for code, note in chunks:
+    for code, note, line in chunks:
         for piece in [p for p in code.split(',') if p.strip()]:
             piece = piece.strip()
             if piece == 'void':
                 continue
             m = re.match(r'^(.*?[\w\*])\s*\b(\w+)$', piece)
             if not m:
-                raise SystemExit(f'Failed to parse parameter: where={where}, text={piece!r}')
+                _fail(path, line, f'parameter {piece!r} of {function} has no type and name')
             ctype, name = _norm(m.group(1)), m.group(2)
             direction = ''
             low = note.lower()
@@ -149,10 +155,16 @@ def parse(paths):
         _parse_typedefs(text, model)
         for m in _PROTO.finditer(text):
             ret, name, body = _norm(m.group(1)), m.group(2), m.group(3)
+            body_line = text.count('\n', 0, m.start(3)) + 1
+            if 'ZE_APICALL' in body:
+                # The non-greedy match ran into the next prototype: this one has no ");".
+                _fail(path, text.count('\n', 0, m.start()) + 1,
+                      f'prototype of {name} is not closed by ");"')
             if name in seen:
                 continue
             seen.add(name)
-            model.functions.append(Function(name, ret, _parse_params(body, name), display))
+            model.functions.append(Function(name, ret, _parse_params(body, path, body_line, name),
+                                            display))
     return model
 
 
