@@ -1,19 +1,38 @@
-"""Shared by the wrapper's end-to-end tests (tests/e2e, tests/cluster): TAP-style checks that keep
-going after a failure, and the search for LTTng daemons a test may have left behind."""
+"""The one assertion helper of the Python tests (every tests/*/ script imports it): TAP-style
+checks that keep going after a failure, the exit status that sums them up, and the search for LTTng
+daemons a test may have left behind.
+
+A script puts this folder on its path and imports what it uses:
+
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'harness'))
+    from checks import check, exit_status  # noqa: E402
+"""
 
 import os
+import sys
 
 failures = []
 
 
 def check(condition, description, detail=''):
-    """Records one check; a failure keeps the test going so that one run shows every problem."""
+    """Records one check: prints `ok - DESCRIPTION` or `not ok - DESCRIPTION: DETAIL` (DESCRIPTION
+    says what must hold; DETAIL what was seen instead). A failure keeps the test going so that one
+    run shows every problem. Returns the condition, so a check can guard what depends on it."""
+    condition = bool(condition)
     if condition:
         print(f'ok - {description}')
     else:
-        print(f'not ok - {description}' + (f': {detail}' if detail else ''))
+        print(f'not ok - {description}' + (f': {detail}' if detail else ''), flush=True)
         failures.append(description)
     return condition
+
+
+def exit_status():
+    """The script's exit status once every check ran: 0, or 1 (after a count on stderr)."""
+    if failures:
+        print(f'# {len(failures)} check(s) failed', file=sys.stderr)
+        return 1
+    return 0
 
 
 def lttng_processes_left(namespace=None, home_prefix=''):
