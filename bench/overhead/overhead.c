@@ -2,7 +2,7 @@
  * zeprof-bench-overhead: what the shim costs per call, in one run (see README.md).
  *
  * Run with the shim preloaded, on the simulated device, under a private session daemon:
- *   tests/interposer/trace-run --daemon-only -- env LD_PRELOAD=<shim> \
+ *   tests/harness/with-lttng -- env LD_PRELOAD=<shim> \
  *       ZE_ENABLE_ALT_DRIVERS=<libzesim.so> zeprof-bench-overhead
  *
  * (a) No tracing session: the same Level Zero function called through the shim (the symbol the
@@ -10,8 +10,8 @@
  *     RTLD_DEEPBIND, the way the shim itself reaches it): ratio and nanoseconds added per call.
  * (b) Tracing on (the benchmark creates and starts a session with `lttng`, overwrite mode so
  *     that the reader never throttles the writer): the same ratio, the cost per event, and a bare
- *     LTTng-UST event of similar size for comparison. Only under trace-run --daemon-only
- *     (TRACE_RUN_PRIVATE_DAEMON=1): the benchmark never talks to a daemon it was not given.
+ *     LTTng-UST event of similar size for comparison. Only under with-lttng
+ *     (WITH_LTTNG_PRIVATE_DAEMON=1): the benchmark never talks to a daemon it was not given.
  * Each figure is the best of several rounds (the least disturbed one). Prints only; no asserts.
  */
 #include <dlfcn.h>
@@ -165,13 +165,13 @@ int main(void)
     report("no session", "zeDeviceGetProperties", d_props, w_props);
     report("no session", "zeEventQueryStatus", d_query, w_query);
 
-    /* Only a private daemon (tests/interposer/trace-run --daemon-only): never touch another. */
-    const char *private_daemon = getenv("TRACE_RUN_PRIVATE_DAEMON");
+    /* Only a private daemon (tests/harness/with-lttng): never touch another. */
+    const char *private_daemon = getenv("WITH_LTTNG_PRIVATE_DAEMON");
     char output[] = "/tmp/zeprof-bench-XXXXXX";
     if (private_daemon == NULL || strcmp(private_daemon, "1") != 0 || mkdtemp(output) == NULL ||
         start_session(output) != 0) {
         printf("[tracing] skipped: no session daemon reachable (run under "
-               "tests/interposer/trace-run --daemon-only)\n");
+               "tests/harness/with-lttng)\n");
         return 0;
     }
     compare(0, &direct, &wrapped, &d_props, &w_props);

@@ -3,7 +3,7 @@
  * (README.md, "Per-call cost").
  *
  * Run with the shim preloaded, on the simulated device, under a private session daemon:
- *   tests/interposer/trace-run --daemon-only -- env LD_PRELOAD=<shim> \
+ *   tests/harness/with-lttng -- env LD_PRELOAD=<shim> \
  *       ZE_ENABLE_ALT_DRIVERS=<libzesim.so> LTTNG_UST_ALLOW_BLOCKING=1 zeprof-bench-percall
  *
  * Two workloads, each run through the shim (the symbols the application binds to) and directly
@@ -272,14 +272,14 @@ int main(void)
         printf("note: the shim is not preloaded; both columns measure the real loader\n");
     setup();
 
-    /* Only a private daemon (tests/interposer/trace-run --daemon-only): never touch another. */
-    const char *private_daemon = getenv("TRACE_RUN_PRIVATE_DAEMON");
+    /* Only a private daemon (tests/harness/with-lttng): never touch another. */
+    const char *private_daemon = getenv("WITH_LTTNG_PRIVATE_DAEMON");
     char output[] = "/tmp/zeprof-bench-XXXXXX";
     if (private_daemon == NULL || strcmp(private_daemon, "1") != 0 || mkdtemp(output) == NULL ||
         start_session("zeprof-percall", output,
                       "--buffers-uid --overwrite --subbuf-size=2M --num-subbuf=4") != 0) {
         printf("[per call] skipped: no session daemon reachable (run under "
-               "tests/interposer/trace-run --daemon-only)\n");
+               "tests/harness/with-lttng)\n");
         return 0;
     }
     printf("zeprof per-call cost (simulated device; fastest batch of %d in %d rounds; mode %s)\n",

@@ -21,7 +21,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'multihost'))
 sys.path.insert(0, os.path.join(HERE, '..', 'harness'))
-from checks import check, failures, lttng_processes_left  # noqa: E402
+from checks import check, exit_status, lttng_processes_left  # noqa: E402
 
 ZEPROF = os.environ.get('CLUSTER_ZEPROF', '')
 APP = os.environ.get('CLUSTER_APP', '')
@@ -604,10 +604,7 @@ def main():
         os.environ['TMPDIR'] = os.path.join(work, 'tmp')
         os.mkdir(os.environ['TMPDIR'])
         status = CASES[sys.argv[1]](work)
-    if failures:
-        print(f'# {len(failures)} check(s) failed', file=sys.stderr)
-        return 1
-    return status or 0
+    return exit_status() or status or 0
 
 
 if __name__ == '__main__':

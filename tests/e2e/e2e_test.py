@@ -24,7 +24,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'harness'))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..',
                                 'interposer', 'gen'))
-from checks import check, failures, lttng_processes_left  # noqa: E402
+from checks import check, exit_status, failures, lttng_processes_left  # noqa: E402
 from shapes import is_one_event  # noqa: E402
 
 ZEPROF = os.environ.get('E2E_ZEPROF', '')
@@ -961,10 +961,7 @@ def main():
         os.environ['TMPDIR'] = os.path.join(work, 'tmp')
         os.mkdir(os.environ['TMPDIR'])
         CASES[sys.argv[1]](work)
-    if failures:
-        print(f'# {len(failures)} check(s) failed', file=sys.stderr)
-        return 1
-    return 0
+    return exit_status()
 
 
 if __name__ == '__main__':

@@ -17,6 +17,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'harness'))
+from checks import check, exit_status  # noqa: E402
+
 WEAK = [('dispatch_begin', '11:22:33', None), ('serve_begin', '11:22:33', None),
         ('serve_end', '11:22:33', -7), ('dispatch_end', '11:22:33', 9)]
 HEADER = [('dispatch_begin', '44:55:66', None), ('dispatch_end', '44:55:66', 1)]
@@ -28,14 +31,6 @@ FRAME_NAMES = ('zeprof_dispatch_begin', 'zeprof_dispatch_end', 'zeprof_serve_beg
 MARK = re.compile(r'zeprof_frame:(\w+): .*?\{ session = (\d+), worker = (\d+), '
                   r'sequence = (\d+)(?:, status = (-?\d+))? \}')
 
-failures = []
-
-
-def check(condition, message):
-    if not condition:
-        failures.append(message)
-        print('FAIL: ' + message, file=sys.stderr)
-    return condition
 
 
 def symbols(arguments, path):
@@ -74,10 +69,7 @@ def main():
     marks = [(m[0], f'{m[1]}:{m[2]}:{m[3]}', int(m[4]) if m[4] else None)
              for m in MARK.findall(text)]
     check(marks == EXPECTED[case], f'frame marks: {marks}, expected {EXPECTED[case]}')
-    if failures:
-        return 1
-    print(f'{case}: {len(marks)} marks, as expected')
-    return 0
+    return exit_status()
 
 
 if __name__ == '__main__':

@@ -11,14 +11,10 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'harness'))
+from checks import check, exit_status  # noqa: E402
+
 record, shim, app, merge = sys.argv[1:5]
-failures = []
-
-
-def check(cond, message):
-    if not cond:
-        failures.append(message)
-        print("FAIL: " + message, file=sys.stderr)
 
 
 env = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "LD_LIBRARY_PATH")}
@@ -58,6 +54,5 @@ with tempfile.TemporaryDirectory() as work:
     refused([recorded("twice", "twice:5")], "1:0:5 dispatched twice")
     # Host a calls b (frame 1) while b calls a (frame 2): the windows form a cycle.
     refused([recorded("a", "call:1", "serve:2"), recorded("b", "serve:1", "call:2")], "cycle")
-if failures:
-    sys.exit(1)
+sys.exit(exit_status())
 print("ok")

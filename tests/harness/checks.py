@@ -12,26 +12,28 @@ import os
 import sys
 
 failures = []
+_count = [0]
 
 
 def check(condition, description, detail=''):
-    """Records one check: prints `ok - DESCRIPTION` or `not ok - DESCRIPTION: DETAIL` (DESCRIPTION
-    says what must hold; DETAIL what was seen instead). A failure keeps the test going so that one
-    run shows every problem. Returns the condition, so a check can guard what depends on it."""
+    """Records one check and keeps the test going after a failure, so that one run shows every
+    problem. A failure prints `not ok - DESCRIPTION: DETAIL`; a pass prints nothing (exit_status
+    counts them). DESCRIPTION may say what must hold or what went wrong: both read right after
+    "not ok". Returns the condition, so a check can guard what depends on it."""
     condition = bool(condition)
-    if condition:
-        print(f'ok - {description}')
-    else:
+    _count[0] += 1
+    if not condition:
         print(f'not ok - {description}' + (f': {detail}' if detail else ''), flush=True)
         failures.append(description)
     return condition
 
 
 def exit_status():
-    """The script's exit status once every check ran: 0, or 1 (after a count on stderr)."""
+    """The script's exit status once every check ran: 0, or 1. Prints the count either way."""
     if failures:
-        print(f'# {len(failures)} check(s) failed', file=sys.stderr)
+        print(f'# {len(failures)} of {_count[0]} checks failed', file=sys.stderr)
         return 1
+    print(f'# {_count[0]} checks passed')
     return 0
 
 

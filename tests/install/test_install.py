@@ -11,14 +11,10 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'harness'))
+from checks import check, exit_status  # noqa: E402
+
 build, prefix, libdir, includedir, bindir, datadir, libexecdir = sys.argv[1:8]
-failures = []
-
-
-def check(cond, message):
-    if not cond:
-        failures.append(message)
-        print("FAIL: " + message, file=sys.stderr)
 
 
 def under(root, *parts):
@@ -52,6 +48,5 @@ with tempfile.TemporaryDirectory() as dest:
               "the installed zeprof does not use <libexecdir>/zeprof/zeprof-stop")
         check(os.path.join(prefix, datadir, "zeprof") in text,
               "the installed zeprof does not source its parts from <datadir>/zeprof")
-if failures:
-    sys.exit(1)
+sys.exit(exit_status())
 print("ok")

@@ -55,6 +55,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'
                                 'interposer', 'gen'))
 from shapes import is_one_event  # noqa: E402
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'harness'))
+from checks import check, exit_status  # noqa: E402
+
 API = re.compile(r'^ze[tsl]?[A-Z]\w*$')
 
 # Independent of the generator's rules: calls that must keep an entry and an exit (they wait on
@@ -76,8 +79,9 @@ def preload(shim):
 
 
 def fail(message):
-    print(f'FAIL: {message}', file=sys.stderr)
-    sys.exit(1)
+    """A failed check the test cannot go on after (tests/harness/checks.py): exit 1."""
+    check(False, message)
+    sys.exit(exit_status())
 
 
 def run(cmd, env_extra=None, drop=()):
@@ -243,18 +247,18 @@ def split_name(name):
     return function, kind
 
 
-def test_traced(trace_run, shim, workload, mode, zeprof_mode, *options):
+def test_traced(record, shim, workload, mode, zeprof_mode, *options):
     extra = ['--fork'] if '--fork' in options else []
     clock = {}
     if '--clock-plugin' in options:
-        # For the session daemon, its consumer and the program alike (trace-run passes its
+        # For the session daemon, its consumer and the program alike (record passes its
         # environment on): every event and every call start on a clock an hour ahead.
         clock = {'LTTNG_UST_CLOCK_PLUGIN': options[options.index('--clock-plugin') + 1],
                  'ZEPROF_TEST_CLOCK_SKEW_NS': str(3600 * 10**9)}
     with tempfile.TemporaryDirectory() as tmp:
         calls_path = os.path.join(tmp, 'calls.txt')
         trace_dir = os.path.join(tmp, 'trace')
-        r = run([trace_run, trace_dir, '--', 'env', f'LD_PRELOAD={preload(shim)}',
+        r = run([record, '--blocking', trace_dir, '--', 'env', f'LD_PRELOAD={preload(shim)}',
                  f'ZEPROF_MODE={zeprof_mode}', workload, mode, '--calls', calls_path] + extra,
                 clock)
         if r.returncode == 77:
@@ -365,12 +369,12 @@ def test_traced(trace_run, shim, workload, mode, zeprof_mode, *options):
           f'exits pair up in order; {len(checked)} shapes checked')
 
 
-def test_threads(trace_run, shim, program):
+def test_threads(record, shim, program):
     threads, calls = 8, 200
     with tempfile.TemporaryDirectory() as tmp:
         trace_dir = os.path.join(tmp, 'trace')
-        r = run([trace_run, trace_dir, '--', 'env', f'LD_PRELOAD={preload(shim)}', program,
-                 str(threads), str(calls)])
+        r = run([record, '--blocking', trace_dir, '--', 'env', f'LD_PRELOAD={preload(shim)}',
+                 program, str(threads), str(calls)])
         if r.returncode == 77:
             sys.exit(77)
         if r.returncode != 0:
@@ -466,10 +470,11 @@ def test_generator(script, include_dir, compat):
     print(f'{old_count} functions from the installed headers, {new_count} from the newer copy')
 
 
-def test_constructor(trace_run, shim, program):
+def test_constructor(record, shim, program):
     with tempfile.TemporaryDirectory() as tmp:
         trace_dir = os.path.join(tmp, 'trace')
-        r = run([trace_run, trace_dir, '--', 'env', f'LD_PRELOAD={preload(shim)}', program])
+        r = run([record, '--blocking', trace_dir, '--', 'env', f'LD_PRELOAD={preload(shim)}',
+                 program])
         if r.returncode == 77:
             sys.exit(77)
         if r.returncode != 0:
@@ -495,7 +500,7 @@ def test_dl_callers(shim, program, local_lib):
         fail(f'the shim changed what dlsym finds: {traced.stdout} {traced.stderr}')
 
 
-def test_newer_loader(trace_run, shim, program, standin, real, mode):
+def test_newer_loader(record, shim, program, standin, real, mode):
     with tempfile.TemporaryDirectory() as tmp:
         # The program is linked against the stand-in, whose SONAME is libze_loader.so.1.
         loader = os.path.join(tmp, 'libze_loader.so.1')
@@ -508,7 +513,7 @@ def test_newer_loader(trace_run, shim, program, standin, real, mode):
         if plain.returncode != 0:
             fail(f'{mode}: the program fails without the shim: {plain.stdout} {plain.stderr}')
         trace_dir = os.path.join(tmp, 'trace')
-        traced = run([trace_run, trace_dir, '--', 'env', f'LD_PRELOAD={preload(shim)}',
+        traced = run([record, '--blocking', trace_dir, '--', 'env', f'LD_PRELOAD={preload(shim)}',
                       f'ZEPROF_LOADER={zeprof_loader}', program] + arguments,
                      drop=('LD_PRELOAD', 'ZEPROF_LOADER'))
         if traced.returncode == 77:

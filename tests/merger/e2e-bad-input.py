@@ -8,12 +8,9 @@ import subprocess
 import sys
 import tempfile
 
-failures = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'harness'))
+from checks import check, exit_status  # noqa: E402
 
-
-def expect(condition, message):
-    if not condition:
-        failures.append(message)
 
 
 def run(command):
@@ -53,14 +50,14 @@ def expect_failure(merge, case, path, work, extra=(), output=None):
     output = output or os.path.join(work, f"{case}.json")
     result = run([merge, "-l", output, *extra, path])
     lines = result.stderr.splitlines()
-    expect(result.returncode == 2, f"{case}: exit {result.returncode}")
-    expect(len(lines) == 1 and lines[0].startswith("Failed to "),
+    check(result.returncode == 2, f"{case}: exit {result.returncode}")
+    check(len(lines) == 1 and lines[0].startswith("Failed to "),
            f"{case}: stderr {result.stderr!r}")
-    expect(result.stdout == "", f"{case}: stdout {result.stdout[:200]!r}")
+    check(result.stdout == "", f"{case}: stdout {result.stdout[:200]!r}")
     folder = os.path.dirname(output)
     if os.path.isdir(folder):
         leftovers = [f for f in os.listdir(folder) if f.startswith(os.path.basename(output))]
-        expect(not leftovers, f"{case}: left {leftovers}")
+        check(not leftovers, f"{case}: left {leftovers}")
     print(f"{case}: {lines[0] if lines else '(nothing)'}")
 
 
@@ -79,7 +76,7 @@ def main():
             print("could not record the trace")
             return 1
         sanity = run([merge, good])
-        expect(sanity.returncode == 0, f"the good trace fails: {sanity.stderr}")
+        check(sanity.returncode == 0, f"the good trace fails: {sanity.stderr}")
 
         expect_failure(merge, "missing-path", os.path.join(work, "no-such-dir"), work)
         empty = os.path.join(work, "empty")
@@ -107,7 +104,7 @@ def main():
         replace_in_metadata(foreign, b"zeprof_", b"other__")
         expect_failure(merge, "other-tracer", foreign, work)
         result = run([merge, foreign])
-        expect("another tracer" in result.stderr, f"other-tracer reason: {result.stderr!r}")
+        check("another tracer" in result.stderr, f"other-tracer reason: {result.stderr!r}")
 
         expect_failure(merge, "unwritable-output", good, work,
                        output=os.path.join(work, "no-such-dir", "timeline.json"))
@@ -115,13 +112,11 @@ def main():
         expect_failure(merge, "second-path-bad", good, work,
                        extra=(os.path.join(work, "no-such-dir"),))
         result = run([merge, "--max-rate-ppm", "lots", good])
-        expect(result.returncode == 2 and len(result.stderr.splitlines()) == 1,
+        check(result.returncode == 2 and len(result.stderr.splitlines()) == 1,
                f"bad option: {result.returncode} {result.stderr!r}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    for failure in failures:
-        print("FAIL:", failure)
-    return 1 if failures else 0
+    return exit_status()
 
 
 if __name__ == "__main__":

@@ -26,14 +26,12 @@ import tempfile
 import threading
 import time
 
-failures = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'harness'))
+from checks import check, exit_status  # noqa: E402
+
 ONE_LINE = re.compile(r"^Failed to [a-z ]+: (path=[^\n]*, )?reason=[^\n]+$")
 POINTER = re.compile(r"0x[0-9a-fA-F]{8,}")
 
-
-def expect(condition, message):
-    if not condition:
-        failures.append(message)
 
 
 def run(command, env=None, timeout=120):
@@ -95,11 +93,11 @@ def expect_one_line(case, result, reason_part=None):
     """Exit 2 and exactly one well-formed line on stderr (without pointer addresses)."""
     text = result.stderr.decode("utf-8", "replace")
     lines = text.splitlines()
-    expect(result.returncode == 2, f"{case}: exit {result.returncode}, stderr {text[-300:]!r}")
-    expect(len(lines) == 1 and ONE_LINE.match(lines[0]), f"{case}: stderr {text[-300:]!r}")
-    expect(not POINTER.search(text), f"{case}: pointer address in {text!r}")
+    check(result.returncode == 2, f"{case}: exit {result.returncode}, stderr {text[-300:]!r}")
+    check(len(lines) == 1 and ONE_LINE.match(lines[0]), f"{case}: stderr {text[-300:]!r}")
+    check(not POINTER.search(text), f"{case}: pointer address in {text!r}")
     if reason_part:
-        expect(reason_part in text, f"{case}: {reason_part!r} not in {text!r}")
+        check(reason_part in text, f"{case}: {reason_part!r} not in {text!r}")
     print(f"{case}: {lines[0] if lines else '(nothing)'}")
 
 
@@ -108,10 +106,10 @@ def failure_case(merge, work, case, trace, reason_part=None, env=None, extra=())
     started = time.monotonic()
     result = run([merge, "-l", target, *extra, trace], env=env)
     expect_one_line(case, result, reason_part)
-    expect(time.monotonic() - started < 60, f"{case}: took {time.monotonic() - started:.0f} s")
-    expect(not os.path.exists(target), f"{case}: a timeline was written")
-    expect(not leftovers(target), f"{case}: left {leftovers(target)}")
-    expect(result.stdout == b"", f"{case}: stdout {result.stdout[:200]!r}")
+    check(time.monotonic() - started < 60, f"{case}: took {time.monotonic() - started:.0f} s")
+    check(not os.path.exists(target), f"{case}: a timeline was written")
+    check(not leftovers(target), f"{case}: left {leftovers(target)}")
+    check(result.stdout == b"", f"{case}: stdout {result.stdout[:200]!r}")
 
 
 def never_abort_never_hang(merge, good, work):
@@ -184,13 +182,13 @@ def nothing_half_written(merge, good, work, stalling):
         time.sleep(1)  # the worker has read the good trace and sits in the stalled one
         process.send_signal(signal_number)
         status = process.wait(timeout=30)
-        expect(status == -signal_number, f"{case}: exit {status}")
+        check(status == -signal_number, f"{case}: exit {status}")
         deadline = time.monotonic() + 10
         while any(alive(w) for w in workers) and time.monotonic() < deadline:
             time.sleep(0.1)
-        expect(workers and not any(alive(w) for w in workers), f"{case}: worker {workers} left")
-        expect(not leftovers(target), f"{case}: left {leftovers(target)}")
-        expect(not os.path.exists(target), f"{case}: a timeline was written")
+        check(workers and not any(alive(w) for w in workers), f"{case}: worker {workers} left")
+        check(not leftovers(target), f"{case}: left {leftovers(target)}")
+        check(not os.path.exists(target), f"{case}: a timeline was written")
         print(f"{case}: exit {status}, no worker, no temporary file")
 
 
@@ -202,9 +200,9 @@ def slow_reader(merge, good):
                                stderr=subprocess.PIPE)
     time.sleep(4)  # the pipe fills up long before
     stdout, stderr = process.communicate(timeout=120)
-    expect(process.returncode == 0, f"slow reader: exit {process.returncode} {stderr!r}")
+    check(process.returncode == 0, f"slow reader: exit {process.returncode} {stderr!r}")
     lines = stdout.count(b"\n")
-    expect(lines == expected, f"slow reader: {lines} lines of {expected}")
+    check(lines == expected, f"slow reader: {lines} lines of {expected}")
     print(f"slow reader: {expected} lines after a 4 s pause, stall limit 1 s")
 
 
@@ -214,11 +212,11 @@ def output_targets(merge, good, work):
     link = os.path.join(work, "link.json")
     os.symlink("real-timeline.json", link)
     result = run([merge, "-l", link, good])
-    expect(result.returncode == 0, f"symlink: exit {result.returncode} {result.stderr!r}")
-    expect(os.path.islink(link), "symlink: the link was replaced")
-    expect(os.path.isfile(real) and json.load(open(real, encoding="utf-8"))["traceEvents"],
+    check(result.returncode == 0, f"symlink: exit {result.returncode} {result.stderr!r}")
+    check(os.path.islink(link), "symlink: the link was replaced")
+    check(os.path.isfile(real) and json.load(open(real, encoding="utf-8"))["traceEvents"],
            "symlink: its target was not written")
-    expect(not leftovers(real) and not leftovers(link), "symlink: temporary file left")
+    check(not leftovers(real) and not leftovers(link), "symlink: temporary file left")
     # A FIFO: written into (a reader is waiting), still a FIFO afterwards.
     fifo = os.path.join(work, "timeline.fifo")
     os.mkfifo(fifo)
@@ -232,20 +230,20 @@ def output_targets(merge, good, work):
     reader.start()
     result = run([merge, "-l", fifo, good])
     reader.join(timeout=60)
-    expect(result.returncode == 0, f"fifo: exit {result.returncode} {result.stderr!r}")
-    expect(stat.S_ISFIFO(os.lstat(fifo).st_mode), "fifo: replaced by a regular file")
+    check(result.returncode == 0, f"fifo: exit {result.returncode} {result.stderr!r}")
+    check(stat.S_ISFIFO(os.lstat(fifo).st_mode), "fifo: replaced by a regular file")
     try:
-        expect(json.loads(received.get("data", b"")).get("traceEvents"), "fifo: no events")
+        check(json.loads(received.get("data", b"")).get("traceEvents"), "fifo: no events")
     except ValueError:
-        expect(False, "fifo: not valid JSON")
+        check(False, "fifo: not valid JSON")
     # A device node of our own (a null device; root only): written into, not replaced.
     if os.geteuid() == 0:
         device = os.path.join(work, "null-device")
         os.mknod(device, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
         result = run([merge, "-l", device, good])
-        expect(result.returncode == 0, f"device: exit {result.returncode} {result.stderr!r}")
-        expect(stat.S_ISCHR(os.lstat(device).st_mode), "device: replaced by a regular file")
-        expect(not leftovers(device), "device: temporary file left")
+        check(result.returncode == 0, f"device: exit {result.returncode} {result.stderr!r}")
+        check(stat.S_ISCHR(os.lstat(device).st_mode), "device: replaced by a regular file")
+        check(not leftovers(device), "device: temporary file left")
     print("output targets: symlink, FIFO and device node kept")
 
 
@@ -261,18 +259,18 @@ def names(merge, good, work):
 
     trace = mutate(good, work, "not-utf8", flip)
     result = run([merge, "-j", trace])
-    expect(result.returncode == 0, f"not-utf8 -j: exit {result.returncode} {result.stderr!r}")
+    check(result.returncode == 0, f"not-utf8 -j: exit {result.returncode} {result.stderr!r}")
     rows = [row["name"] for row in json.loads(result.stdout)["device"]]
-    expect("gen_kernel\ufffdb" in rows, f"not-utf8 -j: row lost: {rows}")
+    check("gen_kernel\ufffdb" in rows, f"not-utf8 -j: row lost: {rows}")
     target = os.path.join(work, "not-utf8.json")
     result = run([merge, "-l", target, trace])
-    expect(result.returncode == 0, f"not-utf8 -l: exit {result.returncode}")
+    check(result.returncode == 0, f"not-utf8 -l: exit {result.returncode}")
     try:
         with open(target, encoding="utf-8") as f:
             slices = [e["name"] for e in json.load(f)["traceEvents"] if e.get("cat") == "device"]
-        expect("gen_kernel\ufffdb" in slices, "not-utf8 -l: slice renamed or lost")
+        check("gen_kernel\ufffdb" in slices, "not-utf8 -l: slice renamed or lost")
     except (ValueError, OSError) as error:
-        expect(False, f"not-utf8 -l: invalid timeline ({error})")
+        check(False, f"not-utf8 -l: invalid timeline ({error})")
     print(f"names: not UTF-8 kept as U+FFFD ({len(rows)} device rows)")
 
 
@@ -281,11 +279,11 @@ def reasons(merge, good, work):
     link = os.path.join(work, "trace-link")
     os.symlink(good, link)
     result = run([merge, link])
-    expect(result.returncode == 0, f"symlinked trace: {result.returncode} {result.stderr!r}")
+    check(result.returncode == 0, f"symlinked trace: {result.returncode} {result.stderr!r}")
     # A newline in a path stays on the one line (escaped).
     odd = os.path.join(work, "odd\nname")
     shutil.copytree(good, odd)
-    expect(run([merge, odd]).returncode == 0, "newline path: the good trace fails")
+    check(run([merge, odd]).returncode == 0, "newline path: the good trace fails")
     result = run([merge, odd + "\nmissing"])
     expect_one_line("newline-path", result, "odd\\nname\\nmissing")
     # Pointer addresses of babeltrace2's messages are stripped (an event class id unknown).
@@ -296,9 +294,9 @@ def reasons(merge, good, work):
     # -t then a failure: the line says the printed events are incomplete.
     result = run([merge, "-t", good, os.path.join(work, "no-such-trace")])
     text = result.stderr.decode()
-    expect(result.returncode == 2 and "incomplete" in text and len(text.splitlines()) == 1,
+    check(result.returncode == 2 and "incomplete" in text and len(text.splitlines()) == 1,
            f"-t failure: {result.returncode} {text!r}")
-    expect(result.stdout.endswith(b"\n") and result.stdout.count(b"\n") > 10,
+    check(result.stdout.endswith(b"\n") and result.stdout.count(b"\n") > 10,
            f"-t failure: printed {result.stdout[-100:]!r}")
     print(f"-t failure: {text.strip()}")
     # An unreadable directory says so (as nobody: root reads everything).
@@ -361,7 +359,7 @@ def main():
             print(recorded.stderr.decode())
             print("could not record the trace")
             return 1
-        expect(run([merge, good]).returncode == 0, "the good trace fails")
+        check(run([merge, good]).returncode == 0, "the good trace fails")
         stalling = never_abort_never_hang(merge, good, work)
         nothing_half_written(merge, good, work, stalling)
         slow_reader(merge, good)
@@ -371,9 +369,7 @@ def main():
         reader_checks(merge, good, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    for failure in failures:
-        print("FAIL:", failure)
-    return 1 if failures else 0
+    return exit_status()
 
 
 if __name__ == "__main__":

@@ -12,6 +12,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'harness'))
+from checks import check, exit_status  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXPECTED_API_CALLS = {
     "zeCommandListAppendLaunchKernel": 9,
@@ -24,12 +27,6 @@ EXPECTED_API_CALLS = {
 EXPECTED_DEVICE_CALLS = {"zesim_spin": 11, "zeCommandListAppendMemoryCopy": 4}
 TICK_NS = 1e9 / 19200000  # the simulated device's default timer
 
-failures = []
-
-
-def expect(condition, message):
-    if not condition:
-        failures.append(message)
 
 
 def run(command, **kwargs):
@@ -49,44 +46,38 @@ def main():
     try:
         trace = os.path.join(work, "trace")
         truth = os.path.join(work, "truth.jsonl")
-        # Only the workload gets the shim, not the LTTng daemons record-trace starts. Under
+        # Only the workload gets the shim, not the LTTng daemons tests/harness/record starts. Under
         # sanitizers the preloaded shim comes before the sanitizer runtime: allow that.
         asan = os.environ.get("ASAN_OPTIONS", "")
         asan = f"{asan}:verify_asan_link_order=0" if asan else "verify_asan_link_order=0"
         recorded = run([record_trace, trace, "--", "env", f"LD_PRELOAD={os.path.abspath(shim)}",
                         f"ZE_ENABLE_ALT_DRIVERS={os.path.abspath(simdevice)}",
                         f"ZESIM_TRUTH={truth}", f"ASAN_OPTIONS={asan}", workload])
-        expect(recorded.returncode == 0, f"workload under the shim: {recorded.stdout} "
+        check(recorded.returncode == 0, f"workload under the shim: {recorded.stdout} "
                f"{recorded.stderr}")
         if recorded.returncode != 0:
-            return report()
+            return exit_status()
         timeline = os.path.join(work, "timeline.json")
         result = run([merge, "-j", "-l", timeline, trace])
-        expect(result.returncode == 0, f"zeprof-merge: {result.stderr}")
+        check(result.returncode == 0, f"zeprof-merge: {result.stderr}")
         if result.returncode != 0:
-            return report()
-        check(json.loads(result.stdout), truth, timeline)
+            return exit_status()
+        check_merge(json.loads(result.stdout), truth, timeline)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    return report()
+    return exit_status()
 
 
-def report():
-    for failure in failures:
-        print("FAIL:", failure)
-    return 1 if failures else 0
-
-
-def check(tally, truth_path, timeline_path):
+def check_merge(tally, truth_path, timeline_path):
     api = {row["name"]: row for row in tally["api"]}
     for name, calls in EXPECTED_API_CALLS.items():
         got = api.get(name, {}).get("calls")
-        expect(got == calls, f"{name}: {got} calls, the program made {calls}")
-    expect(all(row["errors"] == 0 for row in tally["api"]), "errors reported")
+        check(got == calls, f"{name}: {got} calls, the program made {calls}")
+    check(all(row["errors"] == 0 for row in tally["api"]), "errors reported")
     interesting = ("orphan_exits", "synthetic_closes", "discarded_events", "lost_timings",
                    "unmatched_timings", "unanchored_timings", "inverted_intervals")
     bad = {k: v for k, v in tally["anomalies"].items() if k in interesting and v}
-    expect(not bad, f"anomalies {bad}")
+    check(not bad, f"anomalies {bad}")
 
     truth_calls, truth_total = collections.Counter(), collections.Counter()
     with open(truth_path, encoding="utf-8") as f:
@@ -103,18 +94,18 @@ def check(tally, truth_path, timeline_path):
     device = {row["name"]: row for row in tally["device"]}
     for name, calls in EXPECTED_DEVICE_CALLS.items():
         row = device.get(name)
-        expect(row is not None, f"no device row {name}")
+        check(row is not None, f"no device row {name}")
         if not row:
             continue
-        expect(row["calls"] == calls == truth_calls[name],
+        check(row["calls"] == calls == truth_calls[name],
                f"{name}: {row['calls']} executions, truth {truth_calls[name]}, expected {calls}")
         # Each end of each interval is known to its uncertainty, and ticks are whole.
         tolerance = 2 * uncertainty[name] + 2 * TICK_NS * calls
-        expect(abs(row["total_ns"] - truth_total[name]) <= tolerance,
+        check(abs(row["total_ns"] - truth_total[name]) <= tolerance,
                f"{name}: total {row['total_ns']} ns, truth {truth_total[name]} ns, "
                f"tolerance {tolerance:.0f} ns")
     checked = run([sys.executable, os.path.join(HERE, "check-timeline.py"), timeline_path])
-    expect(checked.returncode == 0, f"timeline: {checked.stderr}")
+    check(checked.returncode == 0, f"timeline: {checked.stderr}")
 
 
 if __name__ == "__main__":

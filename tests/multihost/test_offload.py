@@ -23,16 +23,11 @@ import tempfile
 from fractions import Fraction
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'harness'))
 import testbed  # noqa: E402
+from checks import check, exit_status, failures  # noqa: E402
 
 SKIP = 77
-failures = []
-
-
-def check(cond, message):
-    if not cond:
-        failures.append(message)
-        print("FAIL: " + message, file=sys.stderr)
 
 
 def clock_offset_ns(trace_dir):
@@ -198,10 +193,7 @@ def main():
     finally:
         bed.close()
         subprocess.run(["rm", "-rf", work], check=False)
-    if failures:
-        return 1
-    print("ok")
-    return 0
+    return exit_status()
 
 
 if __name__ == "__main__":

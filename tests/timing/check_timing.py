@@ -22,7 +22,7 @@ CLOCK_MONOTONIC in ns, the truth's clock) and checks:
   truth from its timestamp events.
 With --direct, only runs the program under the shim (no recording, no checks) and passes its
 exit status on (the memory test).
-Exit 0 on success, 1 with "FAIL ..." lines otherwise, 99 when the recording could not be set up,
+Exit 0 on success, 1 with "not ok - ..." lines otherwise, 99 when the recording could not be set up,
 77 (skipped) when the program exits 77 after saying why.
 """
 import argparse
@@ -34,6 +34,9 @@ import sys
 import tempfile
 import json
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'harness'))
+import checks  # noqa: E402
+
 HARNESS_ERROR = 99
 SKIPPED = 77
 RUN_TIMEOUT_S = 120
@@ -43,9 +46,10 @@ FIELD_RE = re.compile(r'(\w+) = ("(?:[^"\\]|\\.)*"|0x[0-9A-Fa-f]+|-?\d+)')
 
 
 def fail(messages):
+    """Every error of the run as a failed check (tests/harness/checks.py), then exit 1."""
     for message in messages:
-        print('FAIL ' + message)
-    sys.exit(1)
+        checks.check(False, message)
+    sys.exit(checks.exit_status())
 
 
 def run(cmd, env=None, timeout=60, check=True):

@@ -22,6 +22,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "harness"))
+from checks import check, exit_status  # noqa: E402
+
 OUTPUTS = {
     "tally.txt": [],
     "tally-e.txt": ["-e"],
@@ -56,7 +59,6 @@ def main():
     if not cases:
         print(f"no case in {golden}", file=sys.stderr)
         return 1
-    failed = 0
     with tempfile.TemporaryDirectory(prefix="zeprof-golden-") as scratch:
         for case in cases:
             traces_dir = os.path.join(golden, case, "traces")
@@ -67,8 +69,7 @@ def main():
                 try:
                     actual = produce(merge, traces, options, scratch)
                 except (RuntimeError, subprocess.TimeoutExpired) as error:
-                    print(f"FAIL {case}/{name}: {error}")
-                    failed += 1
+                    check(False, f"{case}/{name}: zeprof-merge runs", str(error))
                     continue
                 if update:
                     os.makedirs(expect_dir, exist_ok=True)
@@ -78,19 +79,15 @@ def main():
                     continue
                 with open(expect_path, "rb") as f:
                     expected = f.read()
-                if actual == expected:
-                    print(f"ok {case}/{name}")
+                if check(actual == expected, f"{case}/{name}: the output is {expect_path}"):
                     continue
-                failed += 1
-                print(f"FAIL {case}/{name}: output differs from {expect_path}")
                 diff = difflib.unified_diff(
                     expected.decode(errors="replace").splitlines(),
                     actual.decode(errors="replace").splitlines(),
                     "expected", "actual", lineterm="", n=1)
                 for line in list(diff)[:40]:
                     print("    " + line)
-    print(f"{failed} output(s) differ" if failed else "all outputs as expected")
-    return 1 if failed else 0
+    return 0 if update else exit_status()
 
 
 if __name__ == "__main__":
