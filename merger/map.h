@@ -35,4 +35,11 @@ int zm_map_put(struct zm_map *map, uint64_t a, uint64_t b, uint64_t value);
 /* Removes (a, b) if present; returns whether it was. */
 bool zm_map_remove(struct zm_map *map, uint64_t a, uint64_t b);
 
+/* The first key of every per-process lookup: the host in the high half, the pid in the low (pids
+ * fit 32 bits), so that one process of one host is one key. */
+static inline uint64_t zm_map_process_key(uint32_t host, int64_t pid)
+{
+    return (uint64_t)host << 32 | ((uint64_t)pid & 0xffffffffu);
+}
+
 #endif

@@ -48,11 +48,6 @@ struct spooled_timing {
 static void forget_append(struct zm_model *model, uint64_t key, uint64_t call_id, size_t index);
 static void forget_list(struct zm_model *model, int64_t pid, uint64_t list);
 
-static uint64_t process_key(uint32_t host, int64_t pid)
-{
-    return (uint64_t)host << 32 | ((uint64_t)pid & 0xffffffffu);
-}
-
 int zm_model_init(struct zm_model *model, struct zm_stats *stats, struct zm_timeline *timeline,
                   uint64_t rate_ppm)
 {
@@ -134,7 +129,7 @@ static struct zm_thread *thread_for(struct zm_model *model, int64_t pid, int64_t
         if (last->tid == tid && last->pid == pid && last->host == model->current_host)
             return last;
     }
-    uint64_t key = process_key(model->current_host, pid);
+    uint64_t key = zm_map_process_key(model->current_host, pid);
     uint64_t *index = zm_map_find(&model->threads, key, (uint64_t)tid);
     if (index) {
         model->last_thread = (size_t)*index + 1;
@@ -215,7 +210,7 @@ static int api_call(struct zm_model *model, struct zm_thread *thread, const stru
 static struct zm_device *device_for(struct zm_model *model, int64_t pid, uint64_t handle)
 {
     uint64_t *index =
-        zm_map_find(&model->device_index, process_key(model->current_host, pid), handle);
+        zm_map_find(&model->device_index, zm_map_process_key(model->current_host, pid), handle);
     return index ? &model->devices[*index] : NULL;
 }
 
@@ -250,7 +245,7 @@ static int device_properties(struct zm_model *model, const struct zm_event *even
                        label_index) != 0)
             return -1;
     }
-    if (zm_map_put(&model->device_index, process_key(model->current_host, event->pid),
+    if (zm_map_put(&model->device_index, zm_map_process_key(model->current_host, event->pid),
                    event->device, model->device_count) != 0)
         return -1;
     device = &model->devices[model->device_count++];
@@ -285,7 +280,7 @@ static int append(struct zm_model *model, struct zm_thread *thread, const struct
         index = model->append_count++;
     }
     int64_t entry_ns = thread->depth ? thread->stack[thread->depth - 1].start_ns : previous_ns;
-    uint64_t key = process_key(model->current_host, event->pid);
+    uint64_t key = zm_map_process_key(model->current_host, event->pid);
     model->append_list[index] = (struct zm_append){.name = name,
                                                    .entry_ns = entry_ns,
                                                    .append_ns = event->ns,
@@ -325,7 +320,7 @@ static void forget_append(struct zm_model *model, uint64_t key, uint64_t call_id
 /* The list was destroyed or reset: none of its appends will execute again. */
 static void forget_list(struct zm_model *model, int64_t pid, uint64_t list)
 {
-    uint64_t key = process_key(model->current_host, pid);
+    uint64_t key = zm_map_process_key(model->current_host, pid);
     uint64_t *head;
     while ((head = zm_map_find(&model->list_appends, key, list)) != NULL) {
         size_t index = (size_t)*head - 1;
@@ -335,7 +330,7 @@ static void forget_list(struct zm_model *model, int64_t pid, uint64_t list)
 
 static int device_timing(struct zm_model *model, const struct zm_event *event)
 {
-    uint64_t key = process_key(model->current_host, event->pid);
+    uint64_t key = zm_map_process_key(model->current_host, event->pid);
     uint64_t *found = zm_map_find(&model->appends, key, event->call_id);
     size_t index = found ? (size_t)*found : 0;
     bool immediate = event->execution == 0;

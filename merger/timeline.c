@@ -387,11 +387,6 @@ static long lane_for(struct zm_timeline *timeline, struct zm_map *map, uint64_t 
     return index;
 }
 
-static uint64_t process_key(uint32_t host, int64_t pid)
-{
-    return (uint64_t)host << 32 | ((uint64_t)pid & 0xffffffffu);
-}
-
 int zm_timeline_api_span(struct zm_timeline *timeline, uint32_t host, int64_t pid, int64_t tid,
                          const char *function, int64_t start_ns, int64_t end_ns, uint32_t result,
                          bool synthetic)
@@ -400,12 +395,13 @@ int zm_timeline_api_span(struct zm_timeline *timeline, uint32_t host, int64_t pi
                             &(struct lane){.kind = LANE_PROCESS, .host = host, .pid = pid});
     if (process < 0)
         return -1;
-    long thread = lane_for(timeline, &timeline->thread_lanes, process_key(host, pid), (uint64_t)tid,
-                           &(struct lane){.kind = LANE_THREAD,
-                                          .parent = (uint32_t)process,
-                                          .host = host,
-                                          .pid = pid,
-                                          .tid = tid});
+    long thread =
+        lane_for(timeline, &timeline->thread_lanes, zm_map_process_key(host, pid), (uint64_t)tid,
+                 &(struct lane){.kind = LANE_THREAD,
+                                .parent = (uint32_t)process,
+                                .host = host,
+                                .pid = pid,
+                                .tid = tid});
     if (thread < 0)
         return -1;
     /* Field by field after a memset: the padding is written to spill files too. */
@@ -428,13 +424,14 @@ int zm_timeline_device_span(struct zm_timeline *timeline, const struct zm_device
     if (device < 0)
         return -1;
     /* Queue handles are per process; the device label keeps two devices' queues apart. */
-    long queue = lane_for(timeline, &timeline->queue_lanes, process_key(span->host, span->pid),
-                          span->queue ^ ((uint64_t)span->device_label << 56),
-                          &(struct lane){.kind = LANE_QUEUE,
-                                         .parent = (uint32_t)device,
-                                         .host = span->host,
-                                         .pid = span->pid,
-                                         .queue = span->queue});
+    long queue =
+        lane_for(timeline, &timeline->queue_lanes, zm_map_process_key(span->host, span->pid),
+                 span->queue ^ ((uint64_t)span->device_label << 56),
+                 &(struct lane){.kind = LANE_QUEUE,
+                                .parent = (uint32_t)device,
+                                .host = span->host,
+                                .pid = span->pid,
+                                .queue = span->queue});
     if (queue < 0)
         return -1;
     uint64_t flow = 0;
@@ -445,7 +442,7 @@ int zm_timeline_device_span(struct zm_timeline *timeline, const struct zm_device
         if (process < 0)
             return -1;
         long thread = lane_for(timeline, &timeline->thread_lanes,
-                               process_key(span->host, span->pid), (uint64_t)span->api_tid,
+                               zm_map_process_key(span->host, span->pid), (uint64_t)span->api_tid,
                                &(struct lane){.kind = LANE_THREAD,
                                               .parent = (uint32_t)process,
                                               .host = span->host,
