@@ -1,5 +1,6 @@
 #include "jsonout.h"
 
+#include "grow.h"
 #include "utf8.h"
 
 #include <stdlib.h>
@@ -20,18 +21,10 @@ void zm_out_release(struct zm_out *out)
 
 static bool reserve(struct zm_out *out, size_t more)
 {
-    if (out->length + more <= out->capacity)
-        return true;
-    size_t capacity = out->capacity ? out->capacity : FLUSH_AT + 4096;
-    while (capacity < out->length + more)
-        capacity *= 2;
-    char *data = realloc(out->data, capacity);
-    if (!data) {
+    if (ZM_GROW(out->data, out->capacity, out->length + more, FLUSH_AT + 4096) != 0) {
         out->failed = true;
         return false;
     }
-    out->data = data;
-    out->capacity = capacity;
     return true;
 }
 

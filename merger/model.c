@@ -1,5 +1,6 @@
 #include "model.h"
 
+#include "grow.h"
 #include "timeline.h"
 
 #include <stdlib.h>
@@ -90,27 +91,10 @@ void zm_model_release(struct zm_model *model)
     model->spool = NULL;
 }
 
-/* Grows an array of `size`-byte elements to hold one more; -1 on failure. */
-static int reserve(void **array, size_t *capacity, size_t count, size_t size)
-{
-    if (count < *capacity)
-        return 0;
-    size_t grown = *capacity ? *capacity * 2 : 16;
-    void *bigger = realloc(*array, grown * size);
-    if (!bigger)
-        return -1;
-    *array = bigger;
-    *capacity = grown;
-    return 0;
-}
-
 int zm_model_begin_host(struct zm_model *model, const char *hostname, const char *path)
 {
-    void *hosts = model->hosts;
-    size_t capacity = model->host_count; /* grow one by one: hosts are few */
-    if (reserve(&hosts, &capacity, model->host_count, sizeof(*model->hosts)) != 0)
+    if (ZM_GROW(model->hosts, model->host_capacity, model->host_count + 1, 4) != 0)
         return -1;
-    model->hosts = hosts;
     const char *name = zm_intern(&model->names, hostname ? hostname : "unknown-host");
     if (!name)
         return -1;
@@ -135,10 +119,8 @@ static struct zm_thread *thread_for(struct zm_model *model, int64_t pid, int64_t
         model->last_thread = (size_t)*index + 1;
         return &model->thread_list[*index];
     }
-    void *list = model->thread_list;
-    if (reserve(&list, &model->thread_capacity, model->thread_count, sizeof(struct zm_thread)))
+    if (ZM_GROW(model->thread_list, model->thread_capacity, model->thread_count + 1, 16) != 0)
         return NULL;
-    model->thread_list = list;
     if (zm_map_put(&model->threads, key, (uint64_t)tid, model->thread_count) != 0)
         return NULL;
     if (zm_map_put(&model->processes, model->current_host, (uint64_t)pid, 1) != 0)
@@ -170,10 +152,8 @@ static int complete_call(struct zm_model *model, const struct zm_thread *thread,
 
 static int api_entry(struct zm_thread *thread, const struct zm_event *event)
 {
-    void *stack = thread->stack;
-    if (reserve(&stack, &thread->capacity, thread->depth, sizeof(struct open_call)) != 0)
+    if (ZM_GROW(thread->stack, thread->capacity, thread->depth + 1, 16) != 0)
         return -1;
-    thread->stack = stack;
     thread->stack[thread->depth++] = (struct open_call){event->function, event->ns, event->list};
     return 0;
 }
@@ -219,10 +199,8 @@ static int device_properties(struct zm_model *model, const struct zm_event *even
     struct zm_device *device = device_for(model, event->pid, event->device);
     if (device) /* repeated: the first one stands */
         return 0;
-    void *devices = model->devices;
-    if (reserve(&devices, &model->device_capacity, model->device_count, sizeof(*device)) != 0)
+    if (ZM_GROW(model->devices, model->device_capacity, model->device_count + 1, 16) != 0)
         return -1;
-    model->devices = devices;
     const char *name = zm_intern(&model->names, event->name ? event->name : "device");
     const char *uuid = zm_intern(&model->names, event->uuid ? event->uuid : "");
     if (!name || !uuid)
@@ -234,11 +212,8 @@ static int device_properties(struct zm_model *model, const struct zm_event *even
     if (label && uuid[0]) {
         label_index = (uint32_t)*label;
     } else {
-        void *labels = model->labels;
-        if (reserve(&labels, &model->label_capacity, model->label_count, sizeof(*model->labels)) !=
-            0)
+        if (ZM_GROW(model->labels, model->label_capacity, model->label_count + 1, 16) != 0)
             return -1;
-        model->labels = labels;
         label_index = (uint32_t)model->label_count++;
         model->labels[label_index] = (struct zm_device_label){model->current_host, uuid, name};
         if (zm_map_put(&model->label_index, model->current_host, (uint64_t)(uintptr_t)uuid,
@@ -272,11 +247,8 @@ static int append(struct zm_model *model, struct zm_thread *thread, const struct
         index = model->free_append - 1;
         model->free_append = model->append_list[index].next_free;
     } else {
-        void *list = model->append_list;
-        if (reserve(&list, &model->append_capacity, model->append_count,
-                    sizeof(struct zm_append)) != 0)
+        if (ZM_GROW(model->append_list, model->append_capacity, model->append_count + 1, 16) != 0)
             return -1;
-        model->append_list = list;
         index = model->append_count++;
     }
     int64_t entry_ns = thread->depth ? thread->stack[thread->depth - 1].start_ns : previous_ns;

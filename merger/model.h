@@ -121,6 +121,7 @@ struct zm_model {
 
     struct zm_host *hosts; /* Owned by this */
     uint32_t host_count, current_host;
+    size_t host_capacity;
 
     struct zm_map threads;         /* (host<<32|pid, tid) -> index into thread_list */
     struct zm_thread *thread_list; /* Owned by this */

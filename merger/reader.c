@@ -1,6 +1,7 @@
 #include "reader.h"
 
 #include "dump.h"
+#include "grow.h"
 #include "map.h"
 #include "supervise.h"
 #include "validate.h"
@@ -70,7 +71,7 @@ struct reader {
     const char *hostname;       /* Weak: the trace's environment */
     struct zm_map class_index;  /* event class pointer -> index into classes */
     struct class_info *classes; /* Owned by this */
-    size_t class_count;
+    size_t class_count, class_capacity;
     bool failed; /* the model failed (out of memory, I/O), or `why` says what was wrong */
     char why[200]; /* a reason of the reader's own (bad field types, timestamps), or "" */
 };
@@ -198,12 +199,9 @@ static const struct class_info *class_info_for(struct reader *reader, const bt_e
     uint64_t *found = zm_map_find(&reader->class_index, (uint64_t)(uintptr_t)event_class, 0);
     if (found)
         return &reader->classes[*found];
-    struct class_info *classes =
-        realloc(reader->classes, (reader->class_count + 1) * sizeof(*classes));
-    if (!classes)
+    if (ZM_GROW(reader->classes, reader->class_capacity, reader->class_count + 1, 16) != 0)
         return NULL;
-    reader->classes = classes;
-    struct class_info *info = &classes[reader->class_count];
+    struct class_info *info = &reader->classes[reader->class_count];
     memset(info, 0, sizeof(*info));
     const char *name = bt_event_class_get_name(event_class);
     info->kind = classify(reader, name ? name : "", &info->function);
@@ -443,7 +441,7 @@ static bt_graph_simple_sink_component_consume_func_status consume(bt_message_ite
 
 /* nftw has no context argument: the directories found by the current walk. */
 static char **trace_dirs;
-static size_t trace_dir_count;
+static size_t trace_dir_count, trace_dir_capacity;
 static bool walk_failed;
 static char *walk_unreadable; /* the first directory or file the walk could not read */
 static int walk_errno;
@@ -462,16 +460,12 @@ static int look_for_metadata(const char *path, const struct stat *info, int type
     }
     if (type != FTW_F || strcmp(path + where->base, "metadata") != 0)
         return 0;
-    char **dirs = realloc(trace_dirs, (trace_dir_count + 1) * sizeof(*dirs));
     char *dir = strndup(path, where->base > 0 ? (size_t)where->base - 1 : 0);
-    if (!dirs || !dir) {
+    if (!dir || ZM_GROW(trace_dirs, trace_dir_capacity, trace_dir_count + 1, 16) != 0) {
         free(dir);
-        if (dirs)
-            trace_dirs = dirs;
         walk_failed = true;
         return 1;
     }
-    trace_dirs = dirs;
     trace_dirs[trace_dir_count++] = dir;
     return 0;
 }
@@ -482,7 +476,7 @@ static void forget_trace_dirs(void)
         free(trace_dirs[i]);
     free(trace_dirs);
     trace_dirs = NULL;
-    trace_dir_count = 0;
+    trace_dir_count = trace_dir_capacity = 0;
     walk_failed = false;
     free(walk_unreadable);
     walk_unreadable = NULL;

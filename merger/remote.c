@@ -4,6 +4,8 @@
  */
 #include "remote.h"
 
+#include "grow.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -76,14 +78,8 @@ static struct remote_window *set_frame(struct remote_set *set, const struct remo
         if (key_equal(&set->frames[set->slots[i]].key, key))
             return &set->frames[set->slots[i]];
     }
-    if (set->nframes == set->capacity) {
-        size_t capacity = set->capacity ? set->capacity * 2 : 64;
-        struct remote_window *frames = realloc(set->frames, capacity * sizeof(*frames));
-        if (!frames)
-            return NULL;
-        set->frames = frames;
-        set->capacity = capacity;
-    }
+    if (ZM_GROW(set->frames, set->capacity, set->nframes + 1, 64) != 0)
+        return NULL;
     struct remote_window *frame = &set->frames[set->nframes];
     memset(frame, 0, sizeof(*frame));
     frame->key = *key;
@@ -132,26 +128,16 @@ int remote_set_add(struct remote_set *set, enum remote_mark mark, const struct r
 struct polygon {
     double *xy; /* a0, b0, a1, b1, ... */
     size_t n;
-    double *scratch;
-    size_t capacity;
+    double *scratch;                      /* the next xy while clipping */
+    size_t xy_capacity, scratch_capacity; /* in vertices */
 };
 
 static int polygon_reserve(struct polygon *p, size_t n)
 {
-    if (n <= p->capacity)
-        return 0;
-    size_t capacity = p->capacity ? p->capacity : 16;
-    while (capacity < n)
-        capacity *= 2;
-    double *xy = realloc(p->xy, 2 * capacity * sizeof(double));
-    if (!xy)
+    const size_t vertex = 2 * sizeof(double);
+    if (zm_grow(&p->xy, &p->xy_capacity, n, vertex, 16) != 0 ||
+        zm_grow(&p->scratch, &p->scratch_capacity, n, vertex, 16) != 0)
         return -1;
-    p->xy = xy;
-    double *scratch = realloc(p->scratch, 2 * capacity * sizeof(double));
-    if (!scratch)
-        return -1;
-    p->scratch = scratch;
-    p->capacity = capacity;
     return 0;
 }
 
@@ -182,8 +168,11 @@ static int polygon_clip(struct polygon *p, double alpha, double beta, double gam
         }
     }
     double *swap = p->xy;
+    size_t swap_capacity = p->xy_capacity;
     p->xy = p->scratch;
+    p->xy_capacity = p->scratch_capacity;
     p->scratch = swap;
+    p->scratch_capacity = swap_capacity;
     p->n = out;
     return 0;
 }

@@ -24,7 +24,7 @@ struct zm_sorter {
     size_t count, capacity;
     uint64_t next_seq;
     struct zm_sorter_run *runs; /* Owned by this */
-    size_t run_count;
+    size_t run_count, run_capacity;
 };
 
 /* Moves a host-local key onto the common axis (must be monotonic per host). */

@@ -1,5 +1,6 @@
 #include "stats.h"
 
+#include "grow.h"
 #include "supervise.h"
 
 #include <stdlib.h>
@@ -42,14 +43,8 @@ static struct zm_stat_row *row_for(struct zm_stat_table *table, const char *name
     uint64_t *index = zm_map_find(&table->index, (uint64_t)(uintptr_t)name, where);
     if (index)
         return &table->rows[*index];
-    if (table->count == table->capacity) {
-        size_t capacity = table->capacity ? table->capacity * 2 : 64;
-        struct zm_stat_row *rows = realloc(table->rows, capacity * sizeof(*rows));
-        if (!rows)
-            return NULL;
-        table->rows = rows;
-        table->capacity = capacity;
-    }
+    if (ZM_GROW(table->rows, table->capacity, table->count + 1, 64) != 0)
+        return NULL;
     if (zm_map_put(&table->index, (uint64_t)(uintptr_t)name, where, table->count) != 0)
         return NULL;
     struct zm_stat_row *row = &table->rows[table->count++];

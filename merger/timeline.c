@@ -1,5 +1,6 @@
 #include "timeline.h"
 
+#include "grow.h"
 #include "jsonout.h"
 #include "map.h"
 #include "sorter.h"
@@ -74,6 +75,7 @@ struct zm_timeline {
     struct zm_map process_lanes, thread_lanes, device_lanes, queue_lanes;
     const char **hostnames; /* Weak each; array owned by this */
     uint32_t host_count;
+    size_t host_capacity;
     uint64_t next_flow;
     /* Merge state */
     const struct zm_timeline_placement *placement;
@@ -347,13 +349,10 @@ static int publish(struct zm_timeline *timeline)
 
 int zm_timeline_begin_host(struct zm_timeline *timeline, uint32_t host, const char *hostname)
 {
-    if (host >= timeline->host_count) {
-        const char **names = realloc(timeline->hostnames, (host + 1) * sizeof(*names));
-        if (!names)
-            return -1;
-        timeline->hostnames = names;
+    if (ZM_GROW(timeline->hostnames, timeline->host_capacity, (size_t)host + 1, 4) != 0)
+        return -1;
+    if (host >= timeline->host_count)
         timeline->host_count = host + 1;
-    }
     timeline->hostnames[host] = hostname;
     return 0;
 }
@@ -361,14 +360,8 @@ int zm_timeline_begin_host(struct zm_timeline *timeline, uint32_t host, const ch
 /* Returns the index of a new lane, or -1. */
 static long add_lane(struct zm_timeline *timeline, const struct lane *lane)
 {
-    if (timeline->lane_count == timeline->lane_capacity) {
-        size_t capacity = timeline->lane_capacity ? timeline->lane_capacity * 2 : 64;
-        struct lane *lanes = realloc(timeline->lanes, capacity * sizeof(*lanes));
-        if (!lanes)
-            return -1;
-        timeline->lanes = lanes;
-        timeline->lane_capacity = capacity;
-    }
+    if (ZM_GROW(timeline->lanes, timeline->lane_capacity, timeline->lane_count + 1, 64) != 0)
+        return -1;
     timeline->lanes[timeline->lane_count] = *lane;
     timeline->lanes[timeline->lane_count].number = timeline->next_number++;
     return (long)timeline->lane_count++;
@@ -549,14 +542,8 @@ static int sibling_for(struct zm_timeline *timeline, struct lane *lane, int64_t 
             return (int)i;
         }
     }
-    if (lane->sibling_count == lane->sibling_capacity) {
-        size_t capacity = lane->sibling_capacity ? lane->sibling_capacity * 2 : 4;
-        struct sibling *siblings = realloc(lane->siblings, capacity * sizeof(*siblings));
-        if (!siblings)
-            return -1;
-        lane->siblings = siblings;
-        lane->sibling_capacity = capacity;
-    }
+    if (ZM_GROW(lane->siblings, lane->sibling_capacity, lane->sibling_count + 1, 4) != 0)
+        return -1;
     uint32_t number = lane->sibling_count == 0 ? lane->number : timeline->next_number++;
     lane->siblings[lane->sibling_count++] = (struct sibling){number, end};
     if (lane->sibling_count > 1)
