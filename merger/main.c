@@ -22,6 +22,41 @@
 #define ZEPROF_VERSION "unknown"
 #endif
 
+/* Where the model's spans go: every span to the statistics (the tally), and to the timeline when
+ * one is written. */
+struct span_consumers {
+    struct zm_stats *stats;       /* Weak */
+    struct zm_timeline *timeline; /* Weak, may be NULL */
+};
+
+static int begin_host(void *context, uint32_t host, const char *hostname)
+{
+    struct span_consumers *consumers = context;
+    return consumers->timeline ? zm_timeline_begin_host(consumers->timeline, host, hostname) : 0;
+}
+
+static int api_span(void *context, const struct zm_api_span *span)
+{
+    struct span_consumers *consumers = context;
+    if (zm_stats_add_api(consumers->stats, span) != 0)
+        return -1;
+    return consumers->timeline ? zm_timeline_api_span(consumers->timeline, span) : 0;
+}
+
+static int device_span(void *context, const struct zm_device_span *span)
+{
+    struct span_consumers *consumers = context;
+    if (zm_stats_add_device(consumers->stats, span) != 0)
+        return -1;
+    return consumers->timeline ? zm_timeline_device_span(consumers->timeline, span) : 0;
+}
+
+static int end_host(void *context)
+{
+    struct span_consumers *consumers = context;
+    return consumers->timeline ? zm_timeline_end_host(consumers->timeline) : 0;
+}
+
 /* metadata.devices: each device's anchors and their uncertainty. New reference. */
 static json_t *devices_json(const struct zm_model *model)
 {
@@ -106,7 +141,9 @@ static int merge(void *context, char *reason, int reason_size)
             return 2;
         }
     }
-    if (zm_model_init(&model, &stats, timeline, options->max_rate_ppm) != 0) {
+    struct span_consumers consumers = {&stats, timeline};
+    struct zm_span_sink sink = {begin_host, api_span, device_span, end_host, &consumers};
+    if (zm_model_init(&model, &sink, options->max_rate_ppm) != 0) {
         snprintf(reason, (size_t)reason_size,
                  "Failed to start: reason=cannot create a temporary file");
         goto error;

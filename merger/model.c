@@ -1,7 +1,6 @@
 #include "model.h"
 
 #include "grow.h"
-#include "timeline.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -49,10 +48,9 @@ struct spooled_timing {
 static void forget_append(struct zm_model *model, uint64_t key, uint64_t call_id, size_t index);
 static void forget_list(struct zm_model *model, int64_t pid, uint64_t list);
 
-int zm_model_init(struct zm_model *model, struct zm_stats *stats, struct zm_timeline *timeline,
-                  uint64_t rate_ppm)
+int zm_model_init(struct zm_model *model, const struct zm_span_sink *sink, uint64_t rate_ppm)
 {
-    *model = (struct zm_model){.stats = stats, .timeline = timeline, .rate_ppm = rate_ppm};
+    *model = (struct zm_model){.sink = *sink, .rate_ppm = rate_ppm};
     zm_intern_init(&model->names);
     zm_map_init(&model->threads);
     zm_map_init(&model->processes);
@@ -100,7 +98,8 @@ int zm_model_begin_host(struct zm_model *model, const char *hostname, const char
         return -1;
     model->current_host = model->host_count++;
     model->hosts[model->current_host] = (struct zm_host){.hostname = name, .path = path};
-    if (model->timeline && zm_timeline_begin_host(model->timeline, model->current_host, name) != 0)
+    if (model->sink.begin_host &&
+        model->sink.begin_host(model->sink.context, model->current_host, name) != 0)
         return -1;
     return (int)model->current_host;
 }
@@ -141,13 +140,19 @@ static int complete_call(struct zm_model *model, const struct zm_thread *thread,
     }
     if (synthetic)
         model->anomalies.synthetic_closes++;
-    if (zm_stats_add_api(model->stats, function, thread->host, thread->pid, thread->tid,
-                         end_ns - start_ns, result) != 0)
-        return -1;
-    if (model->timeline)
-        return zm_timeline_api_span(model->timeline, thread->host, thread->pid, thread->tid,
-                                    function, start_ns, end_ns, result, synthetic);
-    return 0;
+    if (!model->sink.api_span)
+        return 0;
+    struct zm_api_span span = {
+        .host = thread->host,
+        .pid = thread->pid,
+        .tid = thread->tid,
+        .function = function,
+        .start_ns = start_ns,
+        .end_ns = end_ns,
+        .result = result,
+        .synthetic = synthetic,
+    };
+    return model->sink.api_span(model->sink.context, &span);
 }
 
 static int api_entry(struct zm_thread *thread, const struct zm_event *event)
@@ -433,33 +438,30 @@ static int convert_spool(struct zm_model *model)
                          model->rate_ppm, &conversion);
         if (conversion.inverted)
             model->anomalies.inverted_intervals++;
-        if (zm_stats_add_device(model->stats, record.name, device->host, device->label,
-                                conversion.duration_ns) != 0)
-            return -1;
-        if (!conversion.anchored) {
+        if (!conversion.anchored)
             model->anomalies.unanchored_timings++;
+        if (!model->sink.device_span)
             continue;
-        }
-        if (model->timeline) {
-            struct zm_device_span span = {
-                .host = device->host,
-                .pid = record.pid,
-                .device_label = device->label,
-                .device_name = device->name,
-                .queue = record.queue,
-                .name = record.name,
-                .start_ns = conversion.start_ns,
-                .end_ns = conversion.end_ns,
-                .uncertainty_ns = conversion.uncertainty_ns,
-                .call_id = record.call_id,
-                .execution = record.execution,
-                .linked = record.linked != 0,
-                .api_tid = record.api_tid,
-                .append_ns = record.append_ns,
-            };
-            if (zm_timeline_device_span(model->timeline, &span) != 0)
-                return -1;
-        }
+        struct zm_device_span span = {
+            .host = device->host,
+            .pid = record.pid,
+            .device_label = device->label,
+            .device_name = device->name,
+            .queue = record.queue,
+            .name = record.name,
+            .anchored = conversion.anchored,
+            .start_ns = conversion.start_ns,
+            .end_ns = conversion.end_ns,
+            .uncertainty_ns = conversion.uncertainty_ns,
+            .duration_ns = conversion.duration_ns,
+            .call_id = record.call_id,
+            .execution = record.execution,
+            .linked = record.linked != 0,
+            .api_tid = record.api_tid,
+            .append_ns = record.append_ns,
+        };
+        if (model->sink.device_span(model->sink.context, &span) != 0)
+            return -1;
     }
     rewind(model->spool);
     if (ftruncate(fileno(model->spool), 0) != 0)
@@ -488,8 +490,8 @@ int zm_model_end_host(struct zm_model *model)
     zm_map_release(&model->list_appends);
     model->append_count = 0;
     model->free_append = 0;
-    if (model->timeline)
-        return zm_timeline_end_host(model->timeline);
+    if (model->sink.end_host)
+        return model->sink.end_host(model->sink.context);
     return 0;
 }
 

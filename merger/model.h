@@ -22,8 +22,8 @@
  * - Unknown events are counted; discarded events/packets reported by babeltrace2 are summed.
  * - Frame marks (zeprof_frame) are collected for placement (remote.h); a frame dispatched or served
  *   twice is a refusal: zm_model_event fails with `error` set.
- * Completed spans go to the statistics (always) and to the timeline (when one is written).
- * The model owns its threads, devices, appends, spool and name pool; it borrows stats and timeline.
+ * Completed spans (span.h) go to the sink the caller gives: the model knows no consumer.
+ * The model owns its threads, devices, appends, spool and name pool; it borrows the sink's context.
  */
 #ifndef ZM_MODEL_H
 #define ZM_MODEL_H
@@ -32,13 +32,11 @@
 #include "intern.h"
 #include "map.h"
 #include "remote.h"
-#include "stats.h"
+#include "span.h"
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-
-struct zm_timeline;
 
 enum zm_event_kind {
     ZM_EVENT_API_ENTRY,
@@ -113,8 +111,7 @@ struct zm_host {
 
 struct zm_model {
     struct zm_intern names;       /* Owned by this */
-    struct zm_stats *stats;       /* Weak */
-    struct zm_timeline *timeline; /* Weak, may be NULL */
+    struct zm_span_sink sink;     /* its context is Weak */
     uint64_t rate_ppm;
     struct zm_anomalies anomalies;
     uint64_t zeprof_events; /* events from zeprof's providers: none means another tracer */
@@ -150,8 +147,8 @@ struct zm_model {
     char error[256];          /* why zm_model_event failed, when it is not memory or I/O */
 };
 
-int zm_model_init(struct zm_model *model, struct zm_stats *stats, struct zm_timeline *timeline,
-                  uint64_t rate_ppm);
+/* `sink` is copied; its context is borrowed until zm_model_release. */
+int zm_model_init(struct zm_model *model, const struct zm_span_sink *sink, uint64_t rate_ppm);
 void zm_model_release(struct zm_model *model);
 /* Starts a host (one trace directory); returns its index or -1. */
 int zm_model_begin_host(struct zm_model *model, const char *hostname, const char *path);

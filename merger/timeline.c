@@ -380,37 +380,43 @@ static long lane_for(struct zm_timeline *timeline, struct zm_map *map, uint64_t 
     return index;
 }
 
-int zm_timeline_api_span(struct zm_timeline *timeline, uint32_t host, int64_t pid, int64_t tid,
-                         const char *function, int64_t start_ns, int64_t end_ns, uint32_t result,
-                         bool synthetic)
+/* The lane of thread `tid` of (host, pid), created with its process lane when new; -1 when out of
+ * memory. */
+static long thread_lane_for(struct zm_timeline *timeline, uint32_t host, int64_t pid, int64_t tid)
 {
     long process = lane_for(timeline, &timeline->process_lanes, host, (uint64_t)pid,
                             &(struct lane){.kind = LANE_PROCESS, .host = host, .pid = pid});
     if (process < 0)
         return -1;
-    long thread =
-        lane_for(timeline, &timeline->thread_lanes, zm_map_process_key(host, pid), (uint64_t)tid,
-                 &(struct lane){.kind = LANE_THREAD,
-                                .parent = (uint32_t)process,
-                                .host = host,
-                                .pid = pid,
-                                .tid = tid});
+    return lane_for(timeline, &timeline->thread_lanes, zm_map_process_key(host, pid), (uint64_t)tid,
+                    &(struct lane){.kind = LANE_THREAD,
+                                   .parent = (uint32_t)process,
+                                   .host = host,
+                                   .pid = pid,
+                                   .tid = tid});
+}
+
+int zm_timeline_api_span(struct zm_timeline *timeline, const struct zm_api_span *span)
+{
+    long thread = thread_lane_for(timeline, span->host, span->pid, span->tid);
     if (thread < 0)
         return -1;
     /* Field by field after a memset: the padding is written to spill files too. */
     struct api_record record;
     memset(&record, 0, sizeof(record));
     record.type = RECORD_API;
-    record.synthetic = synthetic;
-    record.result = result;
+    record.synthetic = span->synthetic;
+    record.result = span->result;
     record.thread_lane = (uint32_t)thread;
-    record.duration_ns = end_ns - start_ns;
-    record.name = function;
-    return zm_sorter_add(&timeline->sorter, start_ns, host, &record, sizeof(record));
+    record.duration_ns = span->end_ns - span->start_ns;
+    record.name = span->function;
+    return zm_sorter_add(&timeline->sorter, span->start_ns, span->host, &record, sizeof(record));
 }
 
 int zm_timeline_device_span(struct zm_timeline *timeline, const struct zm_device_span *span)
 {
+    if (!span->anchored)
+        return 0; /* no time to draw it at (counted in the tally's unanchored_timings) */
     long device = lane_for(
         timeline, &timeline->device_lanes, span->host, span->device_label,
         &(struct lane){.kind = LANE_DEVICE, .host = span->host, .device_name = span->device_name});
@@ -429,18 +435,7 @@ int zm_timeline_device_span(struct zm_timeline *timeline, const struct zm_device
         return -1;
     uint64_t flow = 0;
     if (span->linked) {
-        long process =
-            lane_for(timeline, &timeline->process_lanes, span->host, (uint64_t)span->pid,
-                     &(struct lane){.kind = LANE_PROCESS, .host = span->host, .pid = span->pid});
-        if (process < 0)
-            return -1;
-        long thread = lane_for(timeline, &timeline->thread_lanes,
-                               zm_map_process_key(span->host, span->pid), (uint64_t)span->api_tid,
-                               &(struct lane){.kind = LANE_THREAD,
-                                              .parent = (uint32_t)process,
-                                              .host = span->host,
-                                              .pid = span->pid,
-                                              .tid = span->api_tid});
+        long thread = thread_lane_for(timeline, span->host, span->pid, span->api_tid);
         if (thread < 0)
             return -1;
         flow = ++timeline->next_flow;

@@ -11,10 +11,23 @@ struct fixture {
     struct zm_model model;
 };
 
+/* The model's sink, wired to the statistics alone (main.c adds the timeline). */
+static int count_api(void *stats, const struct zm_api_span *span)
+{
+    return zm_stats_add_api(stats, span);
+}
+
+static int count_device(void *stats, const struct zm_device_span *span)
+{
+    return zm_stats_add_device(stats, span);
+}
+
 static void setup(struct fixture *f, bool extended)
 {
     zm_stats_init(&f->stats, extended);
-    CHECK_EQ(zm_model_init(&f->model, &f->stats, NULL, 100), 0);
+    struct zm_span_sink sink = {
+        .api_span = count_api, .device_span = count_device, .context = &f->stats};
+    CHECK_EQ(zm_model_init(&f->model, &sink, 100), 0);
     CHECK_EQ(zm_model_begin_host(&f->model, "host-a", "/trace"), 0);
 }
 
