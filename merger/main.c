@@ -61,19 +61,19 @@ static int end_host(void *context)
 static json_t *devices_json(const struct zm_model *model)
 {
     json_t *devices = json_array();
-    for (size_t i = 0; devices && i < model->device_count; i++) {
-        const struct zm_device *device = &model->devices[i];
+    for (size_t i = 0; devices && i < zm_model_device_count(model); i++) {
+        const struct zm_device *device = zm_model_device(model, i);
         json_t *uncertainties = json_array();
         for (size_t j = 0; j < device->clock.count; j++)
             json_array_append_new(uncertainties,
                                   json_integer(device->clock.anchors[j].uncertainty_ns));
-        json_array_append_new(devices, json_pack("{s:o, s:I, s:o, s:I, s:I, s:o}", "hostname",
-                                                 zm_json_string(model->hosts[device->host].hostname),
-                                                 "pid", (json_int_t)device->pid, "device",
-                                                 zm_json_string(device->name),
-                                                 "timer_hz", (json_int_t)device->clock.timer_hz,
-                                                 "anchors", (json_int_t)device->clock.count,
-                                                 "anchor_uncertainty_ns", uncertainties));
+        json_array_append_new(
+            devices,
+            json_pack("{s:o, s:I, s:o, s:I, s:I, s:o}", "hostname",
+                      zm_json_string(zm_model_host(model, device->host)->hostname), "pid",
+                      (json_int_t)device->pid, "device", zm_json_string(device->name), "timer_hz",
+                      (json_int_t)device->clock.timer_hz, "anchors",
+                      (json_int_t)device->clock.count, "anchor_uncertainty_ns", uncertainties));
     }
     return devices;
 }
@@ -85,7 +85,7 @@ static int write_timeline(struct zm_timeline *timeline, const struct zm_model *m
     json_t *metadata = json_pack("{s:o, s:o, s:o, s:o}", "hosts", zm_placement_to_json(placement),
                                  "remote_windows", zm_placement_windows_json(placement), "devices",
                                  devices_json(model), "anomalies",
-                                 zm_tally_anomalies_json(&model->anomalies));
+                                 zm_tally_anomalies_json(zm_model_anomalies(model)));
     if (!metadata) {
         snprintf(reason, (size_t)reason_size, "Failed to write timeline: reason=out of memory");
         zm_timeline_abort(timeline);
@@ -99,21 +99,22 @@ static int write_timeline(struct zm_timeline *timeline, const struct zm_model *m
 }
 
 /* Places every host on one axis from the frames read; the anomalies it finds join the model's. */
-static int place_hosts(struct zm_model *model, struct zm_placement *placement, char *reason,
-                       int reason_size)
+static int place_hosts(struct zm_model *model, uint64_t max_rate_ppm,
+                       struct zm_placement *placement, char *reason, int reason_size)
 {
     int status = -1;
-    const char **hostnames = calloc(model->host_count + 1, sizeof(*hostnames));
+    uint32_t host_count = zm_model_host_count(model);
+    const char **hostnames = calloc(host_count + 1, sizeof(*hostnames));
     if (!hostnames) {
         snprintf(reason, (size_t)reason_size, "Failed to place hosts: reason=out of memory");
         return -1;
     }
-    for (uint32_t i = 0; i < model->host_count; i++)
-        hostnames[i] = model->hosts[i].hostname;
-    if (zm_placement_compute(placement, hostnames, model->host_count, &model->frames,
-                             model->rate_ppm, reason, reason_size) == 0) {
-        model->anomalies.dropped_windows = zm_placement_dropped(placement);
-        model->anomalies.incomplete_frames = zm_placement_incomplete(placement);
+    for (uint32_t i = 0; i < host_count; i++)
+        hostnames[i] = zm_model_host(model, i)->hostname;
+    if (zm_placement_compute(placement, hostnames, host_count, zm_model_frames(model), max_rate_ppm,
+                             reason, reason_size) == 0) {
+        zm_model_set_placement_anomalies(model, zm_placement_dropped(placement),
+                                         zm_placement_incomplete(placement));
         status = 0;
     }
     free(hostnames);
@@ -130,7 +131,7 @@ static int merge(void *context, char *reason, int reason_size)
     int status = 2;
     struct zm_timeline *timeline = NULL;
     struct zm_stats stats;
-    struct zm_model model;
+    struct zm_model *model = NULL;
     struct zm_placement placement = {0};
     FILE *dump = NULL;
     zm_stats_init(&stats, options->extended);
@@ -143,7 +144,8 @@ static int merge(void *context, char *reason, int reason_size)
     }
     struct span_consumers consumers = {&stats, timeline};
     struct zm_span_sink sink = {begin_host, api_span, device_span, end_host, &consumers};
-    if (zm_model_init(&model, &sink, options->max_rate_ppm) != 0) {
+    model = zm_model_new(&sink, options->max_rate_ppm);
+    if (!model) {
         snprintf(reason, (size_t)reason_size,
                  "Failed to start: reason=cannot create a temporary file");
         goto error;
@@ -157,13 +159,13 @@ static int merge(void *context, char *reason, int reason_size)
         zm_escape_line(escaped, sizeof(escaped), options->paths[i]);
         snprintf(head, sizeof(head), "Failed to read trace: path=%s", escaped);
         zm_supervise_context(head);
-        if (zm_reader_read(options->paths[i], &model, dump, options->verbose, reason,
-                           reason_size) != 0)
+        if (zm_reader_read(options->paths[i], model, dump, options->verbose, reason, reason_size) !=
+            0)
             goto error;
     }
     zm_supervise_watch(0);
     zm_supervise_context("Failed to place hosts");
-    if (place_hosts(&model, &placement, reason, reason_size) != 0)
+    if (place_hosts(model, options->max_rate_ppm, &placement, reason, reason_size) != 0)
         goto error;
     if (timeline) {
         zm_escape_line(escaped, sizeof(escaped), options->timeline);
@@ -171,7 +173,7 @@ static int merge(void *context, char *reason, int reason_size)
         zm_supervise_context(head);
         struct zm_timeline *finishing = timeline;
         timeline = NULL;
-        if (write_timeline(finishing, &model, &placement, reason, reason_size) != 0)
+        if (write_timeline(finishing, model, &placement, reason, reason_size) != 0)
             goto error;
     }
     zm_supervise_context("Failed to write tally: path=stdout");
@@ -183,8 +185,8 @@ static int merge(void *context, char *reason, int reason_size)
     dump = NULL;
     zm_supervise_output_wait(1); /* stdout may be a pipe to a slow reader */
     if (!options->dump) {
-        int printed = options->json ? zm_tally_print_json(stdout, &model, &stats, &placement)
-                                    : zm_tally_print_text(stdout, &model, &stats, &placement);
+        int printed = options->json ? zm_tally_print_json(stdout, model, &stats, &placement)
+                                    : zm_tally_print_text(stdout, model, &stats, &placement);
         if (printed != 0 || fflush(stdout) != 0) {
             snprintf(reason, (size_t)reason_size, "Failed to write tally: path=stdout");
             goto error;
@@ -199,7 +201,7 @@ error:
     zm_timeline_abort(timeline);
 end:
     zm_placement_release(&placement);
-    zm_model_release(&model);
+    zm_model_free(model);
     zm_stats_release(&stats);
     return status;
 }

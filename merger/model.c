@@ -1,7 +1,11 @@
+/* model: tolerant reconstruction of calls, device work and frames (model.h). */
 #include "model.h"
 
 #include "grow.h"
+#include "intern.h"
+#include "map.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -45,11 +49,52 @@ struct spooled_timing {
     int64_t append_ns;
 };
 
+struct zm_model {
+    struct zm_intern names;   /* Owned by this */
+    struct zm_span_sink sink; /* its context is Weak */
+    uint64_t rate_ppm;
+    struct zm_anomalies anomalies;
+    uint64_t zeprof_events; /* events from zeprof's providers: none means another tracer */
+
+    struct zm_host *hosts; /* Owned by this */
+    uint32_t host_count, current_host;
+    size_t host_capacity;
+
+    struct zm_map threads;         /* (host<<32|pid, tid) -> index into thread_list */
+    struct zm_thread *thread_list; /* Owned by this */
+    size_t thread_count, thread_capacity;
+    size_t last_thread;      /* index + 1 of the thread of the previous event, 0: none */
+    struct zm_map processes; /* (host, pid) -> 1 */
+
+    struct zm_map device_index; /* (host<<32|pid, handle) -> index into devices */
+    struct zm_device *devices;  /* Owned by this */
+    size_t device_count, device_capacity;
+    struct zm_map label_index;      /* (host, interned uuid) -> label */
+    struct zm_device_label *labels; /* Owned by this */
+    size_t label_count, label_capacity;
+
+    struct zm_map appends;         /* (host<<32|pid, call_id) -> index into append_list */
+    struct zm_append *append_list; /* Owned by this */
+    size_t append_count, append_capacity;
+    size_t free_append;         /* head of the free list (index + 1), 0 when empty */
+    struct zm_map list_appends; /* (host<<32|pid, list) -> first append of the list (index + 1) */
+    const char *list_destroy, *list_reset; /* Weak: interned function names */
+
+    FILE *spool; /* Owned by this: raw device timings of the current host */
+    uint64_t spooled;
+
+    struct remote_set frames; /* Owned by this: every frame mark, for placement */
+    char error[256];          /* why zm_model_event failed, when it is not memory or I/O */
+};
+
 static void forget_append(struct zm_model *model, uint64_t key, uint64_t call_id, size_t index);
 static void forget_list(struct zm_model *model, int64_t pid, uint64_t list);
 
-int zm_model_init(struct zm_model *model, const struct zm_span_sink *sink, uint64_t rate_ppm)
+struct zm_model *zm_model_new(const struct zm_span_sink *sink, uint64_t rate_ppm)
 {
+    struct zm_model *model = malloc(sizeof(*model));
+    if (!model)
+        return NULL;
     *model = (struct zm_model){.sink = *sink, .rate_ppm = rate_ppm};
     zm_intern_init(&model->names);
     zm_map_init(&model->threads);
@@ -62,11 +107,17 @@ int zm_model_init(struct zm_model *model, const struct zm_span_sink *sink, uint6
     model->list_reset = zm_intern(&model->names, "zeCommandListReset");
     remote_set_init(&model->frames);
     model->spool = tmpfile();
-    return model->spool && model->list_destroy && model->list_reset ? 0 : -1;
+    if (!model->spool || !model->list_destroy || !model->list_reset) {
+        zm_model_free(model);
+        return NULL;
+    }
+    return model;
 }
 
-void zm_model_release(struct zm_model *model)
+void zm_model_free(struct zm_model *model)
 {
+    if (!model)
+        return;
     for (size_t i = 0; i < model->thread_count; i++)
         free(model->thread_list[i].stack);
     free(model->thread_list);
@@ -86,7 +137,7 @@ void zm_model_release(struct zm_model *model)
     remote_set_release(&model->frames);
     if (model->spool)
         fclose(model->spool);
-    model->spool = NULL;
+    free(model);
 }
 
 int zm_model_begin_host(struct zm_model *model, const char *hostname, const char *path)
@@ -493,6 +544,73 @@ int zm_model_end_host(struct zm_model *model)
     if (model->sink.end_host)
         return model->sink.end_host(model->sink.context);
     return 0;
+}
+
+const char *zm_model_intern(struct zm_model *model, const char *text, size_t length)
+{
+    return zm_intern_n(&model->names, text, length);
+}
+
+const char *zm_model_error(const struct zm_model *model)
+{
+    return model->error;
+}
+
+uint64_t zm_model_zeprof_events(const struct zm_model *model)
+{
+    return model->zeprof_events;
+}
+
+const struct zm_anomalies *zm_model_anomalies(const struct zm_model *model)
+{
+    return &model->anomalies;
+}
+
+void zm_model_set_placement_anomalies(struct zm_model *model, uint64_t dropped_windows,
+                                      uint64_t incomplete_frames)
+{
+    model->anomalies.dropped_windows = dropped_windows;
+    model->anomalies.incomplete_frames = incomplete_frames;
+}
+
+uint32_t zm_model_host_count(const struct zm_model *model)
+{
+    return model->host_count;
+}
+
+const struct zm_host *zm_model_host(const struct zm_model *model, uint32_t host)
+{
+    return &model->hosts[host];
+}
+
+size_t zm_model_device_count(const struct zm_model *model)
+{
+    return model->device_count;
+}
+
+const struct zm_device *zm_model_device(const struct zm_model *model, size_t device)
+{
+    return &model->devices[device];
+}
+
+size_t zm_model_device_label_count(const struct zm_model *model)
+{
+    return model->label_count;
+}
+
+const struct zm_device_label *zm_model_device_label(const struct zm_model *model, uint32_t label)
+{
+    return &model->labels[label];
+}
+
+const struct remote_set *zm_model_frames(const struct zm_model *model)
+{
+    return &model->frames;
+}
+
+size_t zm_model_pending_appends(const struct zm_model *model)
+{
+    return model->appends.count;
 }
 
 size_t zm_model_process_count(const struct zm_model *model)

@@ -68,6 +68,7 @@ struct reader {
     FILE *dump;
     const char *path;
     bool host_started;
+    uint32_t host;              /* the model's number of this host, once started */
     const char *hostname;       /* Weak: the trace's environment */
     struct zm_map class_index;  /* event class pointer -> index into classes */
     struct class_info *classes; /* Owned by this */
@@ -160,7 +161,7 @@ static enum zm_event_kind classify(struct reader *reader, const char *full, cons
     return ZM_EVENT_UNKNOWN;
 api:
     if (has_suffix(event, length, "_entry", &stem) || has_suffix(event, length, "_exit", &stem)) {
-        *function = zm_intern_n(&reader->model->names, event, stem);
+        *function = zm_model_intern(reader->model, event, stem);
         if (!*function) {
             reader->failed = true;
             return ZM_EVENT_UNKNOWN;
@@ -170,7 +171,7 @@ api:
     }
     /* One-event calls (docs/tracepoints.md): `_call`, or `_call_full` in full mode. */
     if (has_suffix(event, length, "_call", &stem) || has_suffix(event, length, "_call_full", &stem)) {
-        *function = zm_intern_n(&reader->model->names, event, stem);
+        *function = zm_model_intern(reader->model, event, stem);
         if (!*function) {
             reader->failed = true;
             return ZM_EVENT_UNKNOWN;
@@ -291,7 +292,11 @@ static int start_host(struct reader *reader)
     if (reader->host_started)
         return 0;
     reader->host_started = true;
-    return zm_model_begin_host(reader->model, reader->hostname, reader->path) < 0 ? -1 : 0;
+    int host = zm_model_begin_host(reader->model, reader->hostname, reader->path);
+    if (host < 0)
+        return -1;
+    reader->host = (uint32_t)host;
+    return 0;
 }
 
 static int handle_event(struct reader *reader, const bt_message *message)
@@ -320,8 +325,8 @@ static int handle_event(struct reader *reader, const bt_message *message)
         decoded.start_ns = call_start_ns(snapshot, ns, integer_member(payload, info, M_CALL_START));
     }
     if (reader->dump)
-        zm_dump_event(reader->dump, reader->model->hosts[reader->model->current_host].hostname, ns,
-                      event, info->kind == ZM_EVENT_API_CALL ? &decoded.start_ns : NULL);
+        zm_dump_event(reader->dump, zm_model_host(reader->model, reader->host)->hostname, ns, event,
+                      info->kind == ZM_EVENT_API_CALL ? &decoded.start_ns : NULL);
     if (info->kind == ZM_EVENT_UNKNOWN)
         return zm_model_event(reader->model, &decoded);
     const bt_field *context = bt_event_borrow_common_context_field_const(event);
@@ -550,7 +555,8 @@ int zm_reader_read(const char *path, struct zm_model *model, FILE *dump, bool ve
     const bt_plugin *ctf = NULL, *utils = NULL;
     bt_value *params = NULL;
     char *resolved = NULL;
-    uint64_t events_before = model->zeprof_events, unknown_before = model->anomalies.unknown_events;
+    uint64_t events_before = zm_model_zeprof_events(model);
+    uint64_t unknown_before = zm_model_anomalies(model)->unknown_events;
 
     struct stat info;
     if (stat(path, &info) != 0) {
@@ -676,17 +682,17 @@ int zm_reader_read(const char *path, struct zm_model *model, FILE *dump, bool ve
     if (reader.failed) {
         bt_current_thread_clear_error();
         snprintf(why, sizeof(why), "%s",
-                 reader.why[0]    ? reader.why
-                 : model->error[0] ? model->error
-                                   : "out of memory or temporary file error");
+                 reader.why[0]              ? reader.why
+                 : zm_model_error(model)[0] ? zm_model_error(model)
+                                            : "out of memory or temporary file error");
         goto end;
     }
     if (run != BT_GRAPH_RUN_STATUS_OK) {
         babeltrace_reason(why, sizeof(why), "cannot decode the trace (truncated or corrupt?)");
         goto end;
     }
-    if (model->zeprof_events == events_before) {
-        if (model->anomalies.unknown_events > unknown_before)
+    if (zm_model_zeprof_events(model) == events_before) {
+        if (zm_model_anomalies(model)->unknown_events > unknown_before)
             snprintf(why, sizeof(why), "no zeprof events (a trace from another tracer?)");
         else
             snprintf(why, sizeof(why), "no zeprof events (empty trace)");
