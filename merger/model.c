@@ -83,7 +83,7 @@ struct zm_model {
     FILE *spool; /* Owned by this: raw device timings of the current host */
     uint64_t spooled;
 
-    struct remote_set frames; /* Owned by this: every frame mark, for placement */
+    struct zm_remote_index *frames; /* Owned by this: every frame mark, for placement */
     char error[256];          /* why zm_model_event failed, when it is not memory or I/O */
 };
 
@@ -105,9 +105,9 @@ struct zm_model *zm_model_new(const struct zm_span_sink *sink, uint64_t rate_ppm
     zm_map_init(&model->list_appends);
     model->list_destroy = zm_intern(&model->names, "zeCommandListDestroy");
     model->list_reset = zm_intern(&model->names, "zeCommandListReset");
-    remote_set_init(&model->frames);
+    model->frames = zm_remote_index_new();
     model->spool = tmpfile();
-    if (!model->spool || !model->list_destroy || !model->list_reset) {
+    if (!model->spool || !model->frames || !model->list_destroy || !model->list_reset) {
         zm_model_free(model);
         return NULL;
     }
@@ -134,7 +134,7 @@ void zm_model_free(struct zm_model *model)
     zm_map_release(&model->appends);
     zm_map_release(&model->list_appends);
     zm_intern_release(&model->names);
-    remote_set_release(&model->frames);
+    zm_remote_index_free(model->frames);
     if (model->spool)
         fclose(model->spool);
     free(model);
@@ -451,11 +451,11 @@ int zm_model_event(struct zm_model *model, const struct zm_event *event)
     case ZM_EVENT_DEVICE_TIMING:
         return device_timing(model, event);
     case ZM_EVENT_FRAME: {
-        struct remote_key key = {event->session, event->worker, event->sequence};
-        if (remote_set_add(&model->frames, event->frame_mark, &key, (int)model->current_host,
-                           event->pid, event->ns) == 0)
+        struct zm_remote_key key = {event->session, event->worker, event->sequence};
+        if (zm_remote_index_add(model->frames, event->frame_mark, &key, (int)model->current_host,
+                                event->pid, event->ns) == 0)
             return 0;
-        snprintf(model->error, sizeof(model->error), "%s", model->frames.error);
+        snprintf(model->error, sizeof(model->error), "%s", zm_remote_index_error(model->frames));
         return -1;
     }
     default:
@@ -603,9 +603,9 @@ const struct zm_device_label *zm_model_device_label(const struct zm_model *model
     return &model->labels[label];
 }
 
-const struct remote_set *zm_model_frames(const struct zm_model *model)
+const struct zm_remote_index *zm_model_frames(const struct zm_model *model)
 {
-    return &model->frames;
+    return model->frames;
 }
 
 size_t zm_model_pending_appends(const struct zm_model *model)

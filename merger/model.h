@@ -20,16 +20,16 @@
  * - A regular list's appends are kept for its executions until zeCommandListDestroy or
  *   zeCommandListReset of that list returns (the shim drains the list inside those calls).
  * - Unknown events are counted; discarded events/packets reported by babeltrace2 are summed.
- * - Frame marks (zeprof_frame) are collected for placement (remote.h); a frame dispatched or served
- *   twice is a refusal: zm_model_event fails with `error` set.
- * Completed spans (span.h) go to the sink the caller gives: the model knows no consumer.
- * The model owns its threads, devices, appends, spool and name pool; it borrows the sink's context.
+ * - Frame marks (zeprof_frame) are collected for placement (remote_index.h); a frame dispatched or
+ * served twice is a refusal: zm_model_event fails with `error` set. Completed spans (span.h) go to
+ * the sink the caller gives: the model knows no consumer. The model owns its threads, devices,
+ * appends, spool and name pool; it borrows the sink's context.
  */
 #ifndef ZM_MODEL_H
 #define ZM_MODEL_H
 
 #include "clock.h"
-#include "remote.h"
+#include "remote_index.h"
 #include "span.h"
 
 #include <stdbool.h>
@@ -68,7 +68,7 @@ struct zm_event {
     /* zeprof_frame: the key and which mark */
     uint64_t session, sequence;
     uint32_t worker;
-    enum remote_mark frame_mark;
+    enum zm_remote_mark frame_mark;
 };
 
 struct zm_anomalies {
@@ -146,7 +146,7 @@ const struct zm_device *zm_model_device(const struct zm_model *model, size_t dev
 size_t zm_model_device_label_count(const struct zm_model *model);
 const struct zm_device_label *zm_model_device_label(const struct zm_model *model, uint32_t label);
 /* Every frame mark read, for placement. */
-const struct remote_set *zm_model_frames(const struct zm_model *model);
+const struct zm_remote_index *zm_model_frames(const struct zm_model *model);
 
 /* Distinct processes and threads seen (for the tally's header). */
 size_t zm_model_process_count(const struct zm_model *model);

@@ -1,6 +1,6 @@
 /*
  * placement: puts every host's trace time on one axis (docs/interface.md, metadata.hosts and
- * metadata.remote_windows), from the frames the model collected (remote.h does the math).
+ * metadata.remote_windows), from the frames the model collected (remote_solver.h does the math).
  *
  * A single host is the axis ("single"). With several, the host that dispatches and is not served is
  * the axis, peers reached by frames are "placed" (or "observed" when their own clock already fits),
@@ -10,7 +10,7 @@
 #ifndef ZM_PLACEMENT_H
 #define ZM_PLACEMENT_H
 
-#include "remote.h"
+#include "remote_solver.h"
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -19,21 +19,21 @@
 struct zm_host_placement {
     const char *hostname; /* Weak */
     const char *role;     /* "axis", "placed", "observed" or "unplaced" (static) */
-    const char *method;   /* Weak: points into `result` or static */
+    const char *method;   /* Weak: points into `solver` or static */
     int64_t offset_ns, bound_ns, reference_ns;
 };
 
 struct zm_placement {
     struct zm_host_placement *hosts; /* Owned by this */
     uint32_t count;
-    struct remote_result result;    /* Owned by this */
-    struct remote_cursor *cursors;  /* Owned by this: two per host (axis, bound) */
+    struct zm_remote_solver *solver;  /* Owned by this */
+    struct zm_remote_cursor *cursors; /* Owned by this: two per host (axis, bound) */
 };
 
 /* Solves the placement. 0, or -1 with "Failed to place hosts: reason=…" in `reason` (frames that
  * form a cycle, out of memory). */
 int zm_placement_compute(struct zm_placement *placement, const char *const *hostnames,
-                         uint32_t host_count, const struct remote_set *frames,
+                         uint32_t host_count, const struct zm_remote_index *frames,
                          uint64_t max_rate_ppm, char *reason, int reason_size);
 void zm_placement_release(struct zm_placement *placement);
 /* A host's trace time on the axis (unplaced hosts keep their own time); *bound_ns may be NULL. */

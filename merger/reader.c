@@ -60,7 +60,7 @@ struct class_info {
     bool member_signed[M_COUNT];
     int vpid, vtid; /* common context member index, or -1 */
     const char *invalid; /* why events of this class cannot be read, or NULL (static text) */
-    enum remote_mark frame_mark; /* ZM_EVENT_FRAME: which of the four marks */
+    enum zm_remote_mark frame_mark; /* ZM_EVENT_FRAME: which of the four marks */
 };
 
 struct reader {
@@ -183,15 +183,15 @@ api:
     return ZM_EVENT_UNKNOWN;
 }
 
-/* "zeprof_frame:serve_end" -> REMOTE_SERVE_END (classify() accepted the name already). */
-static enum remote_mark frame_mark_of(const char *full)
+/* "zeprof_frame:serve_end" -> ZM_REMOTE_SERVE_END (classify() accepted the name already). */
+static enum zm_remote_mark frame_mark_of(const char *full)
 {
     const char *event = strchr(full, ':') + 1;
     bool serve = strncmp(event, "serve", 5) == 0;
     bool end = strcmp(event + (serve ? 5 : 8), "_end") == 0;
     if (serve)
-        return end ? REMOTE_SERVE_END : REMOTE_SERVE_BEGIN;
-    return end ? REMOTE_DISPATCH_END : REMOTE_DISPATCH_BEGIN;
+        return end ? ZM_REMOTE_SERVE_END : ZM_REMOTE_SERVE_BEGIN;
+    return end ? ZM_REMOTE_DISPATCH_END : ZM_REMOTE_DISPATCH_BEGIN;
 }
 
 static const struct class_info *class_info_for(struct reader *reader, const bt_event *event)
