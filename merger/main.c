@@ -70,9 +70,9 @@ static json_t *devices_json(const struct zm_model *model)
         json_array_append_new(
             devices,
             json_pack("{s:o, s:I, s:o, s:I, s:I, s:o}", "hostname",
-                      zm_json_string(zm_model_host(model, device->host)->hostname), "pid",
-                      (json_int_t)device->pid, "device", zm_json_string(device->name), "timer_hz",
-                      (json_int_t)device->clock.timer_hz, "anchors",
+                      zm_utf8_json_string(zm_model_host(model, device->host)->hostname), "pid",
+                      (json_int_t)device->pid, "device", zm_utf8_json_string(device->name),
+                      "timer_hz", (json_int_t)device->clock.timer_hz, "anchors",
                       (json_int_t)device->clock.count, "anchor_uncertainty_ns", uncertainties));
     }
     return devices;
@@ -156,7 +156,7 @@ static int merge(void *context, char *reason, int reason_size)
     }
     zm_supervise_watch(1);
     for (int i = 0; i < options->path_count; i++) {
-        zm_escape_line(escaped, sizeof(escaped), options->paths[i]);
+        zm_supervise_escape_line(escaped, sizeof(escaped), options->paths[i]);
         snprintf(head, sizeof(head), "Failed to read trace: path=%s", escaped);
         zm_supervise_context(head);
         if (zm_reader_read(options->paths[i], model, dump, options->verbose, reason, reason_size) !=
@@ -168,7 +168,7 @@ static int merge(void *context, char *reason, int reason_size)
     if (place_hosts(model, options->max_rate_ppm, &placement, reason, reason_size) != 0)
         goto error;
     if (timeline) {
-        zm_escape_line(escaped, sizeof(escaped), options->timeline);
+        zm_supervise_escape_line(escaped, sizeof(escaped), options->timeline);
         snprintf(head, sizeof(head), "Failed to write timeline: path=%s", escaped);
         zm_supervise_context(head);
         struct zm_timeline *finishing = timeline;

@@ -90,11 +90,12 @@ json_t *zm_placement_to_json(const struct zm_placement *placement)
     json_t *hosts = json_array();
     for (uint32_t i = 0; hosts && i < placement->count; i++) {
         const struct zm_host_placement *host = &placement->hosts[i];
-        json_array_append_new(hosts, json_pack("{s:o, s:s, s:I, s:I, s:s, s:I}", "hostname",
-                                               zm_json_string(host->hostname), "role", host->role, "offset_ns",
-                                               (json_int_t)host->offset_ns, "bound_ns",
-                                               (json_int_t)host->bound_ns, "method", host->method,
-                                               "reference_ns", (json_int_t)host->reference_ns));
+        json_array_append_new(hosts,
+                              json_pack("{s:o, s:s, s:I, s:I, s:s, s:I}", "hostname",
+                                        zm_utf8_json_string(host->hostname), "role", host->role,
+                                        "offset_ns", (json_int_t)host->offset_ns, "bound_ns",
+                                        (json_int_t)host->bound_ns, "method", host->method,
+                                        "reference_ns", (json_int_t)host->reference_ns));
     }
     return hosts;
 }
@@ -126,10 +127,11 @@ json_t *zm_placement_windows_json(struct zm_placement *placement)
                  w->key.worker, w->key.sequence);
         json_t *object = json_pack(
             "{s:s, s:o, s:I, s:I, s:I, s:o, s:I, s:I, s:I, s:I, s:I, s:s}", "frame", frame,
-            "caller_host", zm_json_string(placement->hosts[w->caller.host].hostname), "caller_pid",
-            (json_int_t)w->caller.pid, "caller_start_ns", (json_int_t)w->caller.begin_ns,
-            "caller_duration_ns", (json_int_t)(w->caller.end_ns - w->caller.begin_ns), "peer_host",
-            zm_json_string(placement->hosts[w->peer.host].hostname), "peer_pid",
+            "caller_host", zm_utf8_json_string(placement->hosts[w->caller.host].hostname),
+            "caller_pid", (json_int_t)w->caller.pid, "caller_start_ns",
+            (json_int_t)w->caller.begin_ns, "caller_duration_ns",
+            (json_int_t)(w->caller.end_ns - w->caller.begin_ns), "peer_host",
+            zm_utf8_json_string(placement->hosts[w->peer.host].hostname), "peer_pid",
             (json_int_t)w->peer.pid, "peer_start_ns", (json_int_t)w->peer.begin_ns,
             "peer_duration_ns", (json_int_t)(w->peer.end_ns - w->peer.begin_ns), "slack_ns",
             (json_int_t)w->slack_ns, "rate_bound_ns", (json_int_t)w->rate_bound_ns, "status",

@@ -584,7 +584,7 @@ int zm_reader_read(const char *path, struct zm_model *model, FILE *dump, bool ve
     }
     if (walk_unreadable) {
         char shown[200];
-        zm_escape_line(shown, sizeof(shown), walk_unreadable);
+        zm_supervise_escape_line(shown, sizeof(shown), walk_unreadable);
         snprintf(why, sizeof(why), "cannot read %s (%s)", shown, strerror(walk_errno));
         goto end;
     }
@@ -706,7 +706,7 @@ int zm_reader_read(const char *path, struct zm_model *model, FILE *dump, bool ve
 end:
     if (status != 0) {
         char shown[1024];
-        zm_escape_line(shown, sizeof(shown), path);
+        zm_supervise_escape_line(shown, sizeof(shown), path);
         snprintf(reason, (size_t)reason_size, "Failed to read trace: path=%s, reason=%s", shown,
                  why);
     }

@@ -47,6 +47,6 @@ void zm_supervise_output_started(void);
 FILE *zm_supervise_log(void);
 
 /* `text` made safe for a one-line message: control characters as \n, \t, \xNN. */
-void zm_escape_line(char *out, size_t size, const char *text);
+void zm_supervise_escape_line(char *out, size_t size, const char *text);
 
 #endif

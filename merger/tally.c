@@ -155,9 +155,9 @@ static json_t *rows_json(const struct zm_model *model, struct zm_stat_table *tab
     for (size_t i = 0; rows && i < table->count; i++) {
         const struct zm_stat_row *row = &table->rows[i];
         json_t *object =
-            json_pack("{s:o, s:I, s:I, s:I, s:I, s:I}", "name", zm_json_string(row->name), "calls",
-                      (json_int_t)row->calls, "total_ns", (json_int_t)row->total_ns, "avg_ns",
-                      (json_int_t)(row->total_ns / (int64_t)row->calls), "min_ns",
+            json_pack("{s:o, s:I, s:I, s:I, s:I, s:I}", "name", zm_utf8_json_string(row->name),
+                      "calls", (json_int_t)row->calls, "total_ns", (json_int_t)row->total_ns,
+                      "avg_ns", (json_int_t)(row->total_ns / (int64_t)row->calls), "min_ns",
                       (json_int_t)row->min_ns, "max_ns", (json_int_t)row->max_ns);
         if (!object) {
             /* Never a row dropped silently: the tally fails instead. */
@@ -168,11 +168,11 @@ static json_t *rows_json(const struct zm_model *model, struct zm_stat_table *tab
             json_object_set_new(object, "errors", json_integer((json_int_t)row->errors));
         if (extended) {
             json_object_set_new(object, "hostname",
-                                zm_json_string(zm_model_host(model, row->host)->hostname));
+                                zm_utf8_json_string(zm_model_host(model, row->host)->hostname));
             if (device) {
                 json_object_set_new(
                     object, "device",
-                    zm_json_string(zm_model_device_label(model, row->device)->name));
+                    zm_utf8_json_string(zm_model_device_label(model, row->device)->name));
             } else {
                 json_object_set_new(object, "pid", json_integer(row->pid));
                 json_object_set_new(object, "tid", json_integer(row->tid));

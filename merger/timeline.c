@@ -68,7 +68,7 @@ struct zm_timeline {
     bool special;    /* the target is a FIFO or a device: copied into at the end */
     FILE *out;              /* Owned by this */
     struct zm_sorter sorter;
-    struct zm_out text; /* buffers the output while it is merged */
+    struct zm_jsonout text; /* buffers the output while it is merged */
     struct lane *lanes; /* Owned by this */
     size_t lane_count, lane_capacity;
     uint32_t next_number;
@@ -86,7 +86,7 @@ struct zm_timeline {
 static void fail(char *reason, int size, const char *what, const char *path)
 {
     char shown[1024];
-    zm_escape_line(shown, sizeof(shown), path);
+    zm_supervise_escape_line(shown, sizeof(shown), path);
     snprintf(reason, (size_t)size, "Failed to %s: path=%s, reason=%s", what, shown,
              strerror(errno));
 }
@@ -236,7 +236,7 @@ static void destroy(struct zm_timeline *timeline)
     zm_map_release(&timeline->device_lanes);
     zm_map_release(&timeline->queue_lanes);
     zm_sorter_release(&timeline->sorter);
-    zm_out_release(&timeline->text);
+    zm_jsonout_release(&timeline->text);
     free(timeline->hostnames);
     free(timeline->path);
     free(timeline->target);
@@ -471,7 +471,7 @@ int zm_timeline_end_host(struct zm_timeline *timeline)
 static void separator(struct zm_timeline *timeline)
 {
     if (!timeline->first_event)
-        zm_out_literal(&timeline->text, ",\n");
+        zm_jsonout_literal(&timeline->text, ",\n");
     timeline->first_event = false;
 }
 
@@ -511,20 +511,20 @@ static void write_lane_name(struct zm_timeline *timeline, const struct lane *lan
                      lane->pid, sibling + 1);
         break;
     }
-    struct zm_out *text = &timeline->text;
+    struct zm_jsonout *text = &timeline->text;
     separator(timeline);
-    zm_out_literal(text, "{\"ph\":\"M\",\"ts\":");
-    zm_out_micros(text, ts_ns);
+    zm_jsonout_literal(text, "{\"ph\":\"M\",\"ts\":");
+    zm_jsonout_micros(text, ts_ns);
     if (process)
-        zm_out_literal(text, ",\"name\":\"process_name\",\"pid\":");
+        zm_jsonout_literal(text, ",\"name\":\"process_name\",\"pid\":");
     else
-        zm_out_literal(text, ",\"name\":\"thread_name\",\"pid\":");
-    zm_out_u64(text, parent->number);
-    zm_out_literal(text, ",\"tid\":");
-    zm_out_u64(text, tid);
-    zm_out_literal(text, ",\"args\":{\"name\":");
-    zm_out_string(text, name);
-    zm_out_literal(text, "}}");
+        zm_jsonout_literal(text, ",\"name\":\"thread_name\",\"pid\":");
+    zm_jsonout_u64(text, parent->number);
+    zm_jsonout_literal(text, ",\"tid\":");
+    zm_jsonout_u64(text, tid);
+    zm_jsonout_literal(text, ",\"args\":{\"name\":");
+    zm_jsonout_string(text, name);
+    zm_jsonout_literal(text, "}}");
 }
 
 /* The sibling of a queue lane free at `start`; a new one (named on the spot) when none is. */
@@ -553,50 +553,50 @@ static int64_t axis_of(void *context, uint32_t host, int64_t key)
 }
 
 /* The part of an "X" event common to API and device slices. */
-static void slice_head(struct zm_out *text, const char *category, const char *name, int64_t ts,
+static void slice_head(struct zm_jsonout *text, const char *category, const char *name, int64_t ts,
                        int64_t duration_ns, uint32_t pid, uint32_t tid, const char *hostname,
                        int64_t placement_bound_ns)
 {
-    zm_out_literal(text, "{\"ph\":\"X\",\"cat\":\"");
-    zm_out_raw(text, category, strlen(category));
-    zm_out_literal(text, "\",\"name\":");
-    zm_out_string(text, name);
-    zm_out_literal(text, ",\"ts\":");
-    zm_out_micros(text, ts);
-    zm_out_literal(text, ",\"dur\":");
-    zm_out_micros(text, duration_ns);
-    zm_out_literal(text, ",\"pid\":");
-    zm_out_u64(text, pid);
-    zm_out_literal(text, ",\"tid\":");
-    zm_out_u64(text, tid);
-    zm_out_literal(text, ",\"args\":{\"host\":");
-    zm_out_string(text, hostname);
+    zm_jsonout_literal(text, "{\"ph\":\"X\",\"cat\":\"");
+    zm_jsonout_raw(text, category, strlen(category));
+    zm_jsonout_literal(text, "\",\"name\":");
+    zm_jsonout_string(text, name);
+    zm_jsonout_literal(text, ",\"ts\":");
+    zm_jsonout_micros(text, ts);
+    zm_jsonout_literal(text, ",\"dur\":");
+    zm_jsonout_micros(text, duration_ns);
+    zm_jsonout_literal(text, ",\"pid\":");
+    zm_jsonout_u64(text, pid);
+    zm_jsonout_literal(text, ",\"tid\":");
+    zm_jsonout_u64(text, tid);
+    zm_jsonout_literal(text, ",\"args\":{\"host\":");
+    zm_jsonout_string(text, hostname);
     if (placement_bound_ns > 0) {
         /* A peer host placed from frames: how far this span may be from where it is drawn. */
-        zm_out_literal(text, ",\"placement_bound_ns\":");
-        zm_out_i64(text, placement_bound_ns);
+        zm_jsonout_literal(text, ",\"placement_bound_ns\":");
+        zm_jsonout_i64(text, placement_bound_ns);
     }
 }
 
-static void flow_event(struct zm_out *text, const char *phase, int64_t ts, uint64_t flow,
+static void flow_event(struct zm_jsonout *text, const char *phase, int64_t ts, uint64_t flow,
                        uint32_t pid, uint32_t tid)
 {
-    zm_out_raw(text, phase, strlen(phase));
-    zm_out_literal(text, ",\"cat\":\"append\",\"name\":\"append\",\"ts\":");
-    zm_out_micros(text, ts);
-    zm_out_literal(text, ",\"id\":");
-    zm_out_u64(text, flow);
-    zm_out_literal(text, ",\"pid\":");
-    zm_out_u64(text, pid);
-    zm_out_literal(text, ",\"tid\":");
-    zm_out_u64(text, tid);
-    zm_out_literal(text, "}");
+    zm_jsonout_raw(text, phase, strlen(phase));
+    zm_jsonout_literal(text, ",\"cat\":\"append\",\"name\":\"append\",\"ts\":");
+    zm_jsonout_micros(text, ts);
+    zm_jsonout_literal(text, ",\"id\":");
+    zm_jsonout_u64(text, flow);
+    zm_jsonout_literal(text, ",\"pid\":");
+    zm_jsonout_u64(text, pid);
+    zm_jsonout_literal(text, ",\"tid\":");
+    zm_jsonout_u64(text, tid);
+    zm_jsonout_literal(text, "}");
 }
 
 static int emit(void *context, int64_t axis_ns, uint32_t host, const void *payload, uint32_t length)
 {
     struct zm_timeline *timeline = context;
-    struct zm_out *text = &timeline->text;
+    struct zm_jsonout *text = &timeline->text;
     (void)length;
     zm_supervise_progress(); /* writing millions of records is progress, not a stall */
     if (!timeline->have_origin) {
@@ -617,15 +617,15 @@ static int emit(void *context, int64_t axis_ns, uint32_t host, const void *paylo
         slice_head(text, "api", record.name, ts, record.duration_ns,
                    timeline->lanes[thread->parent].number, thread->number, hostname,
                    placement_bound);
-        zm_out_literal(text, ",\"pid\":");
-        zm_out_i64(text, thread->pid);
-        zm_out_literal(text, ",\"tid\":");
-        zm_out_i64(text, thread->tid);
-        zm_out_literal(text, ",\"result\":");
-        zm_out_u64(text, record.result);
+        zm_jsonout_literal(text, ",\"pid\":");
+        zm_jsonout_i64(text, thread->pid);
+        zm_jsonout_literal(text, ",\"tid\":");
+        zm_jsonout_i64(text, thread->tid);
+        zm_jsonout_literal(text, ",\"result\":");
+        zm_jsonout_u64(text, record.result);
         if (record.synthetic)
-            zm_out_literal(text, ",\"synthetic\":true");
-        zm_out_literal(text, "}}");
+            zm_jsonout_literal(text, ",\"synthetic\":true");
+        zm_jsonout_literal(text, "}}");
     } else if (type == RECORD_FLOW_START) {
         struct flow_record record;
         memcpy(&record, payload, sizeof(record));
@@ -645,25 +645,25 @@ static int emit(void *context, int64_t axis_ns, uint32_t host, const void *paylo
         separator(timeline);
         slice_head(text, "device", record.name, ts, record.duration_ns, device->number, tid,
                    hostname, placement_bound);
-        zm_out_literal(text, ",\"device\":");
-        zm_out_string(text, device->device_name);
-        zm_out_literal(text, ",\"uncertainty_ns\":");
-        zm_out_i64(text, record.uncertainty_ns);
-        zm_out_literal(text, ",\"pid\":");
-        zm_out_i64(text, queue->pid);
-        zm_out_literal(text, ",\"queue\":\"");
-        zm_out_hex(text, queue->queue);
-        zm_out_literal(text, "\",\"call_id\":");
-        zm_out_u64(text, record.call_id);
-        zm_out_literal(text, ",\"execution\":");
-        zm_out_u64(text, record.execution);
-        zm_out_literal(text, "}}");
+        zm_jsonout_literal(text, ",\"device\":");
+        zm_jsonout_string(text, device->device_name);
+        zm_jsonout_literal(text, ",\"uncertainty_ns\":");
+        zm_jsonout_i64(text, record.uncertainty_ns);
+        zm_jsonout_literal(text, ",\"pid\":");
+        zm_jsonout_i64(text, queue->pid);
+        zm_jsonout_literal(text, ",\"queue\":\"");
+        zm_jsonout_hex(text, queue->queue);
+        zm_jsonout_literal(text, "\",\"call_id\":");
+        zm_jsonout_u64(text, record.call_id);
+        zm_jsonout_literal(text, ",\"execution\":");
+        zm_jsonout_u64(text, record.execution);
+        zm_jsonout_literal(text, "}}");
         if (record.flow) {
             separator(timeline);
             flow_event(text, "{\"ph\":\"f\",\"bp\":\"e\"", ts, record.flow, device->number, tid);
         }
     }
-    zm_out_maybe_flush(text);
+    zm_jsonout_maybe_flush(text);
     return text->failed ? -1 : 0;
 }
 
@@ -673,16 +673,16 @@ int zm_timeline_finish(struct zm_timeline *timeline, const struct zm_timeline_pl
     FILE *out = timeline->out;
     timeline->placement = placement;
     timeline->first_event = true;
-    zm_out_init(&timeline->text, out);
-    zm_out_literal(&timeline->text, "{\"traceEvents\":[\n");
+    zm_jsonout_init(&timeline->text, out);
+    zm_jsonout_literal(&timeline->text, "{\"traceEvents\":[\n");
     for (size_t i = 0; i < timeline->lane_count; i++) {
         struct lane *lane = &timeline->lanes[i];
         write_lane_name(timeline, lane, 0, 0);
     }
     if (zm_sorter_merge(&timeline->sorter, axis_of, emit, timeline) != 0)
         goto error;
-    zm_out_literal(&timeline->text, "\n],\"displayTimeUnit\":\"ns\",\"metadata\":");
-    if (zm_out_flush(&timeline->text) != 0)
+    zm_jsonout_literal(&timeline->text, "\n],\"displayTimeUnit\":\"ns\",\"metadata\":");
+    if (zm_jsonout_flush(&timeline->text) != 0)
         goto error;
     json_object_set_new(metadata, "origin_ns", json_integer(timeline->origin_ns));
     if (json_dumpf(metadata, out, JSON_COMPACT) != 0)

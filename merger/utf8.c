@@ -33,7 +33,7 @@ size_t zm_utf8_sequence(const unsigned char *text)
     return 0;
 }
 
-json_t *zm_json_string(const char *text)
+json_t *zm_utf8_json_string(const char *text)
 {
     if (!text)
         return json_string("");

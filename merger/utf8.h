@@ -13,6 +13,6 @@
 size_t zm_utf8_sequence(const unsigned char *text);
 /* A JSON string of `text` with invalid sequences replaced by U+FFFD; new reference (NULL: out of
  * memory). NULL `text` gives "". */
-json_t *zm_json_string(const char *text);
+json_t *zm_utf8_json_string(const char *text);
 
 #endif
