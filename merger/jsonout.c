@@ -127,16 +127,22 @@ void zm_jsonout_micros(struct zm_jsonout *out, int64_t ns)
     zm_jsonout_raw(out, text, sizeof(text));
 }
 
-void zm_jsonout_maybe_flush(struct zm_jsonout *out)
-{
-    if (out->length >= FLUSH_AT)
-        zm_jsonout_flush(out);
-}
-
-int zm_jsonout_flush(struct zm_jsonout *out)
+/* Writes the buffer to the stream; a failure sticks in out->failed. */
+static void write_buffer(struct zm_jsonout *out)
 {
     if (out->length && fwrite(out->data, out->length, 1, out->file) != 1)
         out->failed = true;
     out->length = 0;
+}
+
+void zm_jsonout_maybe_flush(struct zm_jsonout *out)
+{
+    if (out->length >= FLUSH_AT)
+        write_buffer(out);
+}
+
+int zm_jsonout_flush(struct zm_jsonout *out)
+{
+    write_buffer(out);
     return out->failed ? -1 : 0;
 }

@@ -7,6 +7,8 @@
 #ifndef ZM_JSONOUT_H
 #define ZM_JSONOUT_H
 
+#include "must_check.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -34,6 +36,6 @@ void zm_jsonout_micros(struct zm_jsonout *out, int64_t ns);
 /* Writes the buffer out once it is large; call between events. */
 void zm_jsonout_maybe_flush(struct zm_jsonout *out);
 /* Writes everything out; -1 if any write failed. */
-int zm_jsonout_flush(struct zm_jsonout *out);
+ZM_MUST_CHECK int zm_jsonout_flush(struct zm_jsonout *out);
 
 #endif

@@ -196,8 +196,10 @@ static int merge(void *context, char *reason, int reason_size)
     status = 0;
     goto end;
 error:
-    if (dump)
-        zm_dump_end(); /* the whole lines decoded before the failure */
+    /* The whole lines decoded before the failure go out; if that fails too, the first failure
+     * is still the one to report. */
+    if (dump && zm_dump_end() != 0)
+        dump = NULL;
     zm_timeline_abort(timeline);
 end:
     zm_placement_release(&placement);

@@ -335,7 +335,10 @@ static void forget_append(struct zm_model *model, uint64_t key, uint64_t call_id
     if (append->list_prev) {
         model->append_list[append->list_prev - 1].list_next = append->list_next;
     } else if (append->list_next) {
-        zm_map_put(&model->list_appends, key, append->list, append->list_next);
+        /* It was the list's first append (the one the map names): the next one is now. */
+        uint64_t *head = zm_map_find(&model->list_appends, key, append->list);
+        if (head)
+            *head = append->list_next;
     } else {
         zm_map_remove(&model->list_appends, key, append->list);
     }

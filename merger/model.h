@@ -28,6 +28,7 @@
 #ifndef ZM_MODEL_H
 #define ZM_MODEL_H
 
+#include "must_check.h"
 #include "clock.h"
 #include "remote_index.h"
 #include "span.h"
@@ -112,22 +113,23 @@ struct zm_model;
 
 /* A model with no host yet; `sink` is copied, its context borrowed until zm_model_free. NULL when
  * out of memory or without a temporary file for the spool. */
-struct zm_model *zm_model_new(const struct zm_span_sink *sink, uint64_t rate_ppm);
+ZM_MUST_CHECK struct zm_model *zm_model_new(const struct zm_span_sink *sink, uint64_t rate_ppm);
 /* Frees the model and everything it owns (NULL: nothing). */
 void zm_model_free(struct zm_model *model);
 
 /* Starts a host (one trace directory); returns its index or -1. */
-int zm_model_begin_host(struct zm_model *model, const char *hostname, const char *path);
+ZM_MUST_CHECK int zm_model_begin_host(struct zm_model *model, const char *hostname,
+                                      const char *path);
 /* Feeds one event of the current host; -1 on out of memory or I/O error, or on a refusal
  * (zm_model_error says which). */
-int zm_model_event(struct zm_model *model, const struct zm_event *event);
+ZM_MUST_CHECK int zm_model_event(struct zm_model *model, const struct zm_event *event);
 void zm_model_discarded(struct zm_model *model, uint64_t count, bool packets);
 /* Closes what is left open and converts the host's device work; -1 on error. */
-int zm_model_end_host(struct zm_model *model);
+ZM_MUST_CHECK int zm_model_end_host(struct zm_model *model);
 
 /* The model's copy of the first `length` bytes of `text` (an event's function name, for
  * zm_event.function), alive until zm_model_free; NULL when out of memory. */
-const char *zm_model_intern(struct zm_model *model, const char *text, size_t length);
+ZM_MUST_CHECK const char *zm_model_intern(struct zm_model *model, const char *text, size_t length);
 /* Why zm_model_event last failed when it was a refusal, or "" (memory or I/O). */
 const char *zm_model_error(const struct zm_model *model);
 /* Events from zeprof's providers so far: none means another tracer's trace. */

@@ -10,6 +10,7 @@
 #ifndef ZM_PLACEMENT_H
 #define ZM_PLACEMENT_H
 
+#include "must_check.h"
 #include "remote_solver.h"
 
 #include <jansson.h>
@@ -32,9 +33,9 @@ struct zm_placement {
 
 /* Solves the placement. 0, or -1 with "Failed to place hosts: reason=…" in `reason` (frames that
  * form a cycle, out of memory). */
-int zm_placement_compute(struct zm_placement *placement, const char *const *hostnames,
-                         uint32_t host_count, const struct zm_remote_index *frames,
-                         uint64_t max_rate_ppm, char *reason, int reason_size);
+ZM_MUST_CHECK int zm_placement_compute(struct zm_placement *placement, const char *const *hostnames,
+                                       uint32_t host_count, const struct zm_remote_index *frames,
+                                       uint64_t max_rate_ppm, char *reason, int reason_size);
 void zm_placement_release(struct zm_placement *placement);
 /* A host's trace time on the axis (unplaced hosts keep their own time); *bound_ns may be NULL. */
 int64_t zm_placement_axis(void *placement, uint32_t host, int64_t host_ns, int64_t *bound_ns);
@@ -42,8 +43,8 @@ int64_t zm_placement_axis(void *placement, uint32_t host, int64_t host_ns, int64
 int64_t zm_placement_bound(void *placement, uint32_t host, int64_t axis_ns);
 bool zm_placement_placed(void *placement, uint32_t host);
 /* metadata.hosts and metadata.remote_windows: new JSON arrays. */
-json_t *zm_placement_to_json(const struct zm_placement *placement);
-json_t *zm_placement_windows_json(struct zm_placement *placement);
+ZM_MUST_CHECK json_t *zm_placement_to_json(const struct zm_placement *placement);
+ZM_MUST_CHECK json_t *zm_placement_windows_json(struct zm_placement *placement);
 /* The anomalies placement found: dropped windows, frames with a side missing. */
 uint64_t zm_placement_dropped(const struct zm_placement *placement);
 uint64_t zm_placement_incomplete(const struct zm_placement *placement);

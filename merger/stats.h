@@ -8,6 +8,7 @@
 #ifndef ZM_STATS_H
 #define ZM_STATS_H
 
+#include "must_check.h"
 #include "map.h"
 #include "span.h"
 
@@ -43,8 +44,8 @@ void zm_stats_release(struct zm_stats *stats);
 bool zm_stats_result_is_error(uint32_t result);
 /* Counts one span (span.h) in its row; -1 when out of memory. Every device span counts, placed
  * in time or not (its duration is known either way). */
-int zm_stats_add_api(struct zm_stats *stats, const struct zm_api_span *span);
-int zm_stats_add_device(struct zm_stats *stats, const struct zm_device_span *span);
+ZM_MUST_CHECK int zm_stats_add_api(struct zm_stats *stats, const struct zm_api_span *span);
+ZM_MUST_CHECK int zm_stats_add_device(struct zm_stats *stats, const struct zm_device_span *span);
 /* Sorts a table's rows by total time, descending (ties: by name, then where). Invalidates the
  * index, so call it once, when all rows are in. */
 void zm_stats_sort(struct zm_stat_table *table);

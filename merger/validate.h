@@ -18,9 +18,11 @@
 #ifndef ZM_VALIDATE_H
 #define ZM_VALIDATE_H
 
+#include "must_check.h"
+
 #include <stddef.h>
 
 /* 0 if `directory` (holding a `metadata` file) passes; else -1 with a one-line reason in `why`. */
-int zm_validate_trace(const char *directory, char *why, size_t why_size);
+ZM_MUST_CHECK int zm_validate_trace(const char *directory, char *why, size_t why_size);
 
 #endif

@@ -117,7 +117,7 @@ static void test_sorter_keeps_insertion_order_for_equal_keys(void)
     struct zm_sorter sorter;
     CHECK_EQ(zm_sorter_init(&sorter, 1 << 16), 0);
     for (uint32_t i = 0; i < 4; i++)
-        zm_sorter_add(&sorter, 42, 0, &i, sizeof(i));
+        CHECK_EQ(zm_sorter_add(&sorter, 42, 0, &i, sizeof(i)), 0);
     tie_count = 0;
     CHECK_EQ(zm_sorter_merge(&sorter, identity, collect_ties, NULL), 0);
     CHECK_EQ(tie_count, 4);
