@@ -1,3 +1,4 @@
+/* clock: a device's anchors and the ticks-to-host-ns conversion (clock.h). */
 #include "clock.h"
 
 #include "grow.h"

@@ -1,3 +1,4 @@
+/* jsonout: buffered JSON text for the timeline's many events (jsonout.h). */
 #include "jsonout.h"
 
 #include "grow.h"

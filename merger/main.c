@@ -1,6 +1,8 @@
 /*
  * zeprof-merge: reads zeprof traces (one directory per host) and prints the tally, writes the
- * timeline, or dumps the events. Wires the modules together; see docs/merger.md.
+ * timeline, or dumps the events. Wires the modules together (the model's span sink to the
+ * statistics and the timeline, the model's frames to placement); see docs/merger.md.
+ * merge() owns the statistics, the model, the timeline and the placement of the run.
  * Exit status: 0, or 2 with one "Failed to …" line on stderr. The work runs in a supervised
  * child (supervise.h): a crash or a stall of libbabeltrace2 is that one line too.
  */

@@ -1,3 +1,4 @@
+/* placement: every host's role and offset on the common axis, from the solver (placement.h). */
 #include "placement.h"
 
 #include "utf8.h"

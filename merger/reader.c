@@ -1,3 +1,4 @@
+/* reader: one trace directory through a babeltrace2 graph into the model (reader.h). */
 #include "reader.h"
 
 #include "dump.h"

@@ -1,3 +1,4 @@
+/* sorter: external merge sort of timeline records in bounded memory (sorter.h). */
 #include "sorter.h"
 
 #include "grow.h"

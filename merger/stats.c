@@ -1,3 +1,4 @@
+/* stats: per-name rows of counts and durations (stats.h). */
 #include "stats.h"
 
 #include "grow.h"

@@ -1,3 +1,4 @@
+/* supervise: the merge in a watched child; crashes and stalls become one line (supervise.h). */
 #include "supervise.h"
 
 #include <errno.h>

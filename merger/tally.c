@@ -1,3 +1,4 @@
+/* tally: the text and JSON tally (tally.h). */
 #include "tally.h"
 
 #include "utf8.h"

@@ -1,3 +1,4 @@
+/* timeline: the Chrome Trace Event file, lanes, flows and its atomic publication (timeline.h). */
 #include "timeline.h"
 
 #include "grow.h"

@@ -1,3 +1,4 @@
+/* utf8: application bytes made valid UTF-8 for JSON (utf8.h). */
 #include "utf8.h"
 
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /*
  * utf8: names in a trace are bytes from the application (kernel names, hostnames, device names)
  * and need not be UTF-8; JSON must be. Invalid sequences become U+FFFD, so a row is never lost
- * and the JSON stays valid.
+ * and the JSON stays valid. Borrows its input; what it returns is the caller's.
  */
 #ifndef ZM_UTF8_H
 #define ZM_UTF8_H

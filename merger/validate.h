@@ -13,7 +13,7 @@
  *     the supervisor, supervise.h, contains what libbabeltrace2 does with them): magic, sizes
  *     within the file and consistent, timestamps ordered and below 2^64-1.
  * What cannot be foreseen this cheaply (e.g. duplicate member names in the metadata text) is left
- * to the supervisor.
+ * to the supervisor. Reads the files and keeps nothing: it owns no state between calls.
  */
 #ifndef ZM_VALIDATE_H
 #define ZM_VALIDATE_H
