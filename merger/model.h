@@ -20,16 +20,17 @@
  * - A regular list's appends are kept for its executions until zeCommandListDestroy or
  *   zeCommandListReset of that list returns (the shim drains the list inside those calls).
  * - Unknown events are counted; discarded events/packets reported by babeltrace2 are summed.
- * - Frame marks (zeprof_frame) are collected for placement (remote_index.h); a frame dispatched or
- * served twice is a refusal: zm_model_event fails with `error` set. Completed spans (span.h) go to
- * the sink the caller gives: the model knows no consumer. The model owns its threads, devices,
- * appends, spool and name pool; it borrows the sink's context.
+ * - Frame marks (zeprof_frame) are collected for placement (remote_index.h); a frame dispatched
+ *   or served twice is a refusal: zm_model_event fails and zm_model_error says why.
+ * Completed spans (span.h) go to the sink the caller gives: the model knows no consumer.
+ * The model owns its threads, devices, appends, spool, name pool and frame index; it borrows the
+ * sink's context.
  */
 #ifndef ZM_MODEL_H
 #define ZM_MODEL_H
 
-#include "must_check.h"
 #include "clock.h"
+#include "must_check.h"
 #include "remote_index.h"
 #include "span.h"
 

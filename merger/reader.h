@@ -13,8 +13,8 @@
 #ifndef ZM_READER_H
 #define ZM_READER_H
 
-#include "must_check.h"
 #include "model.h"
+#include "must_check.h"
 
 #include <stdbool.h>
 #include <stdio.h>

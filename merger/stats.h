@@ -8,8 +8,8 @@
 #ifndef ZM_STATS_H
 #define ZM_STATS_H
 
-#include "must_check.h"
 #include "map.h"
+#include "must_check.h"
 #include "span.h"
 
 #include <stdbool.h>

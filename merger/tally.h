@@ -6,8 +6,8 @@
 #ifndef ZM_TALLY_H
 #define ZM_TALLY_H
 
-#include "must_check.h"
 #include "model.h"
+#include "must_check.h"
 #include "placement.h"
 #include "stats.h"
 
