@@ -291,10 +291,11 @@ static int fit_host(struct zm_remote_solver *r, int host)
             continue;
         double xb = (double)r->windows[w].peer.begin_ns - fit->t0;
         double xe = (double)r->windows[w].peer.end_ns - fit->t0;
+        double lo = (double)r->window_lo[w] - fit->theta0;
+        double hi = (double)r->window_hi[w] - fit->theta0;
         /* a + b*xb >= lo  and  a + b*xe <= hi */
-        if (zm_remote_polygon_clip(region, -1, -xb, -((double)r->window_lo[w] - fit->theta0)) !=
-                0 ||
-            zm_remote_polygon_clip(region, 1, xe, (double)r->window_hi[w] - fit->theta0) != 0)
+        if (zm_remote_polygon_clip(region, -1, -xb, -lo) != 0 ||
+            zm_remote_polygon_clip(region, 1, xe, hi) != 0)
             goto nomem;
     }
 
