@@ -10,13 +10,15 @@
  *   if that fails, one line on stderr and every call is refused with
  *   ZE_RESULT_ERROR_UNINITIALIZED, as the real loader would without a driver;
  * - then the tracepoint providers (libzeprof_providers.so, next to the shim) are loaded; if that
- *   fails (LTTng-UST missing), one line on stderr and the application runs untraced.
+ *   fails (LTTng-UST missing), one line on stderr and the application runs untraced; else the
+ *   process name is recorded once (zeprof_device:process), and again in a forked child.
  * Never exits, never aborts. Owns: the real loader's handle (never closed: drivers and other
  * threads may still run its code at exit), the providers' handle (never closed either: LTTng-UST
  * does not reference-count probe libraries).
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -24,8 +26,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "zeprof_api.h"
+#include "zeprof_device.h"
 #include "dl_route.h"
 #include "guard.h"
 #include "shim.h"
@@ -115,6 +119,34 @@ static void zeprof_read_environment(void)
     zeprof_explain("mode=%s", zeprof_mode_name(zeprof_mode));
 }
 
+/*
+ * Records the process name (the name of its main thread, as /proc/self/comm gives it: what the
+ * procname context would say) once, so that events need not carry it. open/read/close only: also
+ * called in a forked child, where only async-signal-safe functions are allowed.
+ */
+static void zeprof_record_process(void)
+{
+    char name[64] = "";
+    ssize_t length = 0;
+    int saved_errno = errno;
+    int fd;
+
+    if (!lttng_ust_tracepoint_enabled(zeprof_device, process))
+        return;
+    fd = open("/proc/self/comm", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        length = read(fd, name, sizeof(name) - 1);
+        close(fd);
+    }
+    if (length < 0)
+        length = 0;
+    while (length > 0 && name[length - 1] == '\n')
+        length--;
+    name[length] = '\0';
+    lttng_ust_do_tracepoint(zeprof_device, process, name);
+    errno = saved_errno;
+}
+
 /* The fork helpers keep LTTng-UST usable in a child that does not exec (see lttng-ust(3)). */
 static void zeprof_prepare_fork(void)
 {
@@ -129,6 +161,7 @@ static void zeprof_parent_after_fork(void)
 static void zeprof_child_after_fork(void)
 {
     zeprof_ust_after_fork_child(&zeprof_fork_sigset);
+    zeprof_record_process();
 }
 
 static bool zeprof_fork_wrapper_loaded(void)
@@ -249,8 +282,10 @@ static void zeprof_initialize(void)
     zeprof_guard_enter();
     zeprof_read_environment();
     state = zeprof_open_real_loader() ? ZEPROF_STATE_READY : ZEPROF_STATE_FAILED;
-    if (state == ZEPROF_STATE_READY)
+    if (state == ZEPROF_STATE_READY) {
         zeprof_load_providers(); /* nothing is traced when every call is refused */
+        zeprof_record_process();
+    }
     zeprof_guard_leave();
     __atomic_store_n(&zeprof_state, state, __ATOMIC_RELEASE);
 }

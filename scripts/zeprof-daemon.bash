@@ -243,7 +243,8 @@ wait_daemon_ready() {
 # ms (default 0) for the daemon to answer. Its one-line reason goes to stderr on failure.
 start_session_at() {
   local name=$1 directory=$2 home=$3 pid=$4 wait_ms=${5:-0} options
-  local contexts=vpid,vtid,procname
+  # No procname: the shim records the process name once (zeprof_device:process).
+  local contexts=vpid,vtid
   options=(--wait-ms="$wait_ms" --output="$directory" --subbuf-size="$subbuf_bytes"
            --num-subbuf="$num_subbuf" --metadata-subbuf-size="$METADATA_SUBBUF_SIZE"
            --context="$contexts")
