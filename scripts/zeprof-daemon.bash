@@ -27,7 +27,7 @@
 # was killed outright), and removes the slot. ZEPROF_DAEMON_IDLE=0: each run stops its daemon.
 
 is_root=0
-[ "$(id -u)" -eq 0 ] && is_root=1
+[ "$EUID" -eq 0 ] && is_root=1
 
 slot=                    # the daemon slot this run uses
 slot_lock_fd=            # its lock, while this run holds it
@@ -40,7 +40,7 @@ session=                 # the session while this run owns it
 app_pid=
 
 state_base() {
-  if [ "$is_root" -eq 1 ]; then echo /var/run/zeprof; else echo "${TMPDIR:-/tmp}/zeprof-$(id -u)"; fi
+  if [ "$is_root" -eq 1 ]; then echo /var/run/zeprof; else echo "${TMPDIR:-/tmp}/zeprof-$EUID"; fi
 }
 
 # Creates directory $1 (mode 0700) unless it exists; refuses one that is not ours or is a link

@@ -139,7 +139,7 @@ job_create_session() {
   fi
   mkdir -p -- "$directory" || fail "cannot create the output directory: $directory"
   [ -e "$marker" ] || echo "$job_id" >"$marker"
-  session=zeprof-$(uname -n)-$$-$(date +%s%N)
+  session=zeprof-$HOSTNAME-$$-${EPOCHREALTIME/[.,]/}
   start_session_at "$session" "$directory" "$client_home" "$daemon_pid" ||
     { session=; fail "cannot set up the LTTng session"; }
   if ! printf '%s\n%s\n' "$session" "$directory" >"$job_dir/session.new" ||
