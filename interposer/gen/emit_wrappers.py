@@ -85,7 +85,8 @@ def _emit_call(model, fn, hooks, tables):
         lines.append(f'    lttng_ust_tracepoint({provider}, {name}_entry, &a);')
     if fields.desc_fields(model, fn):
         # One-event calls decode descriptors in full mode only: payload is cost on the hot path.
-        curated = name in fields.CURATED_DESC and not one_event
+        # An extension lookup is rare and its name says what the program will call: always.
+        curated = name in fields.CURATED_DESC and (not one_event or name == emit_extensions.LOOKUP)
         mode = 'ZEPROF_MODE_DEFAULT' if curated else 'ZEPROF_MODE_FULL'
         structs = fields.desc_structs(model, fn)
         lines.append(f'    if (zeprof_mode >= {mode} && '
