@@ -6,14 +6,15 @@
  *
  * zeInitDrivers instead of zeInit. zeCommandListHostSynchronize is reached as runtimes reach
  * entry points newer than the loader they were built for: through
- * zeDriverGetExtensionFunctionAddress, which also gives the driver's own zexSimulatorGetDeviceCount
- * (a function no header declares). One in-order immediate list; every round launches two kernels
- * that signal counter-based kernel-timestamp events, reused round after round without a reset
- * (they cannot be reset), and copies a buffer signalling a counter-based event without
- * timestamps; it waits (the list's host synchronization, or that event's every other round),
- * checks the copy and reads its kernels' timestamps from its events. Then an external semaphore
- * is signalled and waited for on the list, and a regular list (a kernel and a copy) is replayed
- * REPLAYS times with zeCommandListImmediateAppendCommandListsExp, each replay waited for.
+ * zeDriverGetExtensionFunctionAddress, which also gives the driver's own
+ * zexSimulatorGetDeviceCount (a function no header declares). One in-order immediate list; every
+ * round launches two kernels that signal counter-based kernel-timestamp events, reused round after
+ * round without a reset (they cannot be reset: one attempt is refused), and copies a buffer
+ * signalling a counter-based event without timestamps; it waits (the list's host
+ * synchronization, or that event's every other round), checks the copy and reads its kernels'
+ * timestamps from its events. Then an external semaphore is signalled and waited for on the list,
+ * and a regular list (a kernel and a copy) is replayed REPLAYS times with
+ * zeCommandListImmediateAppendCommandListsExp, each replay waited for.
  *
  * REPORT gets what check_timing.py expects: `timings N` (one per executed command: the checker
  * matches every timing with one command the device executed, and every executed kernel, copy and
@@ -95,6 +96,9 @@ static void run_rounds(struct l0 *l0, ze_command_list_handle_t list, ze_kernel_h
         for (uint32_t i = 0; i < KERNEL_EVENTS; i++)
             CHECK_OK(zeCommandListAppendLaunchKernel(list, spin, &one, kernel_events[i], 0, NULL));
         CHECK_OK(zeCommandListAppendMemoryCopy(list, target, source, BYTES, copied, 0, NULL));
+        /* Counter-based events are never reset: the driver refuses, nothing changes. */
+        if (round == 0)
+            CHECK_ZE(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeEventHostReset(kernel_events[1]));
         if (round % 2 == 0)
             synchronize(list);
         else
