@@ -11,24 +11,6 @@ ze_result_t sim_init(ze_init_flags_t flags);
 #if SIM_HEADERS_AT_LEAST(1, 10)
 ze_result_t sim_init_drivers(uint32_t *count, ze_driver_handle_t *drivers,
                              ze_init_driver_type_desc_t *desc);
-/* sim_semaphore.c */
-#if SIM_HEADERS_AT_LEAST(1, 12)
-ze_result_t sim_semaphore_import(ze_device_handle_t device,
-                                 const ze_external_semaphore_ext_desc_t *desc,
-                                 ze_external_semaphore_ext_handle_t *out);
-ze_result_t sim_semaphore_release(ze_external_semaphore_ext_handle_t handle);
-ze_result_t sim_list_append_signal_semaphores(ze_command_list_handle_t list, uint32_t count,
-                                              ze_external_semaphore_ext_handle_t *semaphores,
-                                              ze_external_semaphore_signal_params_ext_t *params,
-                                              ze_event_handle_t signal, uint32_t wait_count,
-                                              ze_event_handle_t *waits);
-ze_result_t sim_list_append_wait_semaphores(ze_command_list_handle_t list, uint32_t count,
-                                            ze_external_semaphore_ext_handle_t *semaphores,
-                                            ze_external_semaphore_wait_params_ext_t *params,
-                                            ze_event_handle_t signal, uint32_t wait_count,
-                                            ze_event_handle_t *waits);
-#endif
-
 #endif
 ze_result_t sim_driver_get(uint32_t *count, ze_driver_handle_t *drivers);
 ze_result_t sim_driver_get_api_version(ze_driver_handle_t driver, ze_api_version_t *version);
@@ -182,24 +164,6 @@ ze_result_t sim_list_immediate_append_command_lists(ze_command_list_handle_t han
                                                     ze_command_list_handle_t *lists,
                                                     ze_event_handle_t signal, uint32_t wait_count,
                                                     ze_event_handle_t *waits);
-/* sim_semaphore.c */
-#if SIM_HEADERS_AT_LEAST(1, 12)
-ze_result_t sim_semaphore_import(ze_device_handle_t device,
-                                 const ze_external_semaphore_ext_desc_t *desc,
-                                 ze_external_semaphore_ext_handle_t *out);
-ze_result_t sim_semaphore_release(ze_external_semaphore_ext_handle_t handle);
-ze_result_t sim_list_append_signal_semaphores(ze_command_list_handle_t list, uint32_t count,
-                                              ze_external_semaphore_ext_handle_t *semaphores,
-                                              ze_external_semaphore_signal_params_ext_t *params,
-                                              ze_event_handle_t signal, uint32_t wait_count,
-                                              ze_event_handle_t *waits);
-ze_result_t sim_list_append_wait_semaphores(ze_command_list_handle_t list, uint32_t count,
-                                            ze_external_semaphore_ext_handle_t *semaphores,
-                                            ze_external_semaphore_wait_params_ext_t *params,
-                                            ze_event_handle_t signal, uint32_t wait_count,
-                                            ze_event_handle_t *waits);
-#endif
-
 #endif
 ze_result_t sim_list_host_synchronize(ze_command_list_handle_t handle, uint64_t timeout);
 ze_result_t sim_list_append_launch_kernel(ze_command_list_handle_t list, ze_kernel_handle_t kernel,
