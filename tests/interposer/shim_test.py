@@ -15,7 +15,7 @@
       A shim without its providers next to it: one stderr line, results unchanged.
   valgrind SHIM WORKLOAD SUPPRESSIONS
       The workload under the shim is memcheck-clean (no error, no definite or indirect leak).
-  traced TRACE_RUN SHIM WORKLOAD MODE ZEPROF_MODE [--fork] [--clock-plugin PLUGIN]
+  traced RECORD SHIM WORKLOAD MODE ZEPROF_MODE [--fork] [--clock-plugin PLUGIN]
       A recorded run: every call the workload made is recorded once, in order, with the result it
       saw: a call that cannot block as one `_call` event (`_call_full` in full mode) whose start
       lies between the thread's previous event and its own, the others as one entry and one exit;
@@ -25,15 +25,15 @@
   generator GEN_SCRIPT INCLUDE_DIR COMPAT
       A newer header (a copy with one more prototype and one more descriptor struct) gives one
       more wrapper, argument struct, table member, export and set of events, with no hand edit.
-  constructor TRACE_RUN SHIM PROGRAM
+  constructor RECORD SHIM PROGRAM
       l0_constructor calls zeInit before main(): that call is traced like any other.
-  threads TRACE_RUN SHIM PROGRAM
+  threads RECORD SHIM PROGRAM
       l0_threads races the lazy initialization from 8 threads, traced: all calls succeed and
       every one of them is recorded (one event, or entry and exit) on its own thread.
   dl-callers SHIM PROGRAM LOCAL_LIB
       The shim's dlsym keeps glibc's caller-dependent answers (dlsym(RTLD_NEXT) from a library,
       dlsym(RTLD_DEFAULT) from a library opened RTLD_LOCAL): same output with and without it.
-  newer-loader TRACE_RUN SHIM PROGRAM STANDIN REAL_LOADER MODE
+  newer-loader RECORD SHIM PROGRAM STANDIN REAL_LOADER MODE
       l0_newer_loader against a loader newer than the shim's headers (the stand-in, which exports
       one function the shim does not wrap), with ZEPROF_LOADER pointing at it: the same output and
       status as without the shim, and zeInit/zeDriverGet traced. MODE: lazy (the extra function
