@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OPT_MAX_RATE_PPM = 256, OPT_VERSION };
+enum { OPT_MAX_RATE_PPM = 256, OPT_MANGLED, OPT_MAX_NAME_SIZE, OPT_VERSION };
 
 const char *zm_options_usage(void)
 {
@@ -18,10 +18,25 @@ const char *zm_options_usage(void)
            "  -j, --json            print the tally as JSON\n"
            "  -l, --timeline FILE   write the timeline (Chrome Trace Event JSON) to FILE\n"
            "  -t, --trace           print every event as one text line, time-ordered per host\n"
+           "      --mangled         keep kernel names as recorded (default: demangled)\n"
+           "      --max-name-size N shorten longer names in the text tally to N characters\n"
            "      --max-rate-ppm N  bound on the relative rate of two clocks (default 100)\n"
            "  -v, --verbose         explain what is being done on stderr\n"
            "  -h, --help            show this help\n"
            "      --version         show the version\n";
+}
+
+/* A whole decimal number in [min, max] (no sign, no spaces): 0, or -1 if `text` is not one. */
+static int parse_number(const char *text, uint64_t min, uint64_t max, uint64_t *value)
+{
+    char *end;
+    errno = 0;
+    unsigned long long parsed = strtoull(text, &end, 10);
+    if (errno || *end || end == text || text[0] < '0' || text[0] > '9' || parsed < min ||
+        parsed > max)
+        return -1;
+    *value = parsed;
+    return 0;
 }
 
 enum zm_options_status zm_options_parse(struct zm_options *options, int argc, char **argv,
@@ -32,6 +47,8 @@ enum zm_options_status zm_options_parse(struct zm_options *options, int argc, ch
         {"json", no_argument, NULL, 'j'},
         {"timeline", required_argument, NULL, 'l'},
         {"trace", no_argument, NULL, 't'},
+        {"mangled", no_argument, NULL, OPT_MANGLED},
+        {"max-name-size", required_argument, NULL, OPT_MAX_NAME_SIZE},
         {"max-rate-ppm", required_argument, NULL, OPT_MAX_RATE_PPM},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
@@ -66,18 +83,23 @@ enum zm_options_status zm_options_parse(struct zm_options *options, int argc, ch
         case OPT_VERSION:
             options->version = true;
             break;
-        case OPT_MAX_RATE_PPM: {
-            char *end;
-            errno = 0;
-            unsigned long long value = strtoull(optarg, &end, 10);
-            if (errno || *end || end == optarg || optarg[0] == '-' || value > 1000000) {
+        case OPT_MANGLED:
+            options->mangled = true;
+            break;
+        case OPT_MAX_NAME_SIZE:
+            if (parse_number(optarg, 1, 1000000, &options->max_name_size) != 0) {
+                snprintf(reason, (size_t)reason_size,
+                         "Failed to parse options: option=--max-name-size, value=%s", optarg);
+                return ZM_OPTIONS_ERROR;
+            }
+            break;
+        case OPT_MAX_RATE_PPM:
+            if (parse_number(optarg, 0, 1000000, &options->max_rate_ppm) != 0) {
                 snprintf(reason, (size_t)reason_size,
                          "Failed to parse options: option=--max-rate-ppm, value=%s", optarg);
                 return ZM_OPTIONS_ERROR;
             }
-            options->max_rate_ppm = value;
             break;
-        }
         default:
             snprintf(reason, (size_t)reason_size, "Failed to parse options: option=%s",
                      optind > 0 && optind <= argc ? argv[optind - 1] : "?");
