@@ -1,6 +1,8 @@
 /* options: zeprof-merge's command line (options.h). */
 #include "options.h"
 
+#include "supervise.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -26,15 +28,22 @@ const char *zm_options_usage(void)
            "      --version         show the version\n";
 }
 
-/* A whole decimal number in [min, max] (no sign, no spaces): 0, or -1 if `text` is not one. */
-static int parse_number(const char *text, uint64_t min, uint64_t max, uint64_t *value)
+/* A whole decimal number in [min, max] (no sign, no spaces) into `value`: 0; else -1 with the
+ * one-line reason (the value escaped: it may hold a newline). */
+static int parse_number(const char *option, const char *text, uint64_t min, uint64_t max,
+                        uint64_t *value, char *reason, int reason_size)
 {
     char *end;
     errno = 0;
     unsigned long long parsed = strtoull(text, &end, 10);
     if (errno || *end || end == text || text[0] < '0' || text[0] > '9' || parsed < min ||
-        parsed > max)
+        parsed > max) {
+        char escaped[256];
+        zm_supervise_escape_line(escaped, sizeof(escaped), text);
+        snprintf(reason, (size_t)reason_size, "Failed to parse options: option=%s, value=%s",
+                 option, escaped);
         return -1;
+    }
     *value = parsed;
     return 0;
 }
@@ -87,18 +96,14 @@ enum zm_options_status zm_options_parse(struct zm_options *options, int argc, ch
             options->mangled = true;
             break;
         case OPT_MAX_NAME_SIZE:
-            if (parse_number(optarg, 1, 1000000, &options->max_name_size) != 0) {
-                snprintf(reason, (size_t)reason_size,
-                         "Failed to parse options: option=--max-name-size, value=%s", optarg);
+            if (parse_number("--max-name-size", optarg, 1, 1000000, &options->max_name_size, reason,
+                             reason_size) != 0)
                 return ZM_OPTIONS_ERROR;
-            }
             break;
         case OPT_MAX_RATE_PPM:
-            if (parse_number(optarg, 0, 1000000, &options->max_rate_ppm) != 0) {
-                snprintf(reason, (size_t)reason_size,
-                         "Failed to parse options: option=--max-rate-ppm, value=%s", optarg);
+            if (parse_number("--max-rate-ppm", optarg, 0, 1000000, &options->max_rate_ppm, reason,
+                             reason_size) != 0)
                 return ZM_OPTIONS_ERROR;
-            }
             break;
         default:
             snprintf(reason, (size_t)reason_size, "Failed to parse options: option=%s",

@@ -3,8 +3,8 @@
 shim on the simulated device (with its ground-truth log), records it, and checks the merger's
 tally against what the program did: API call counts exact, device executions per name exact,
 device totals within the intervals' own uncertainty of the truth; mangled kernel names demangled
-(tally and timeline alike), kept with --mangled, shortened by --max-name-size. Exit 77 (skip) when the shim
-or the simulated device is not built, or LTTng cannot record here."""
+(tally and timeline alike), kept with --mangled, shortened by --max-name-size. Exit 77 (skip)
+when the shim or the simulated device is not built, or LTTng cannot record here."""
 import collections
 import json
 import os
@@ -142,10 +142,11 @@ def check_names(merge, trace, tally, timeline_path):
     wide = run([merge, "-j", "--max-name-size", "10", trace])
     expect(not wide.returncode and {row["name"] for row in json.loads(wide.stdout)["device"]}
            == names, "--max-name-size changed the JSON names")
-    for bad in ("0", "-3", "ten", ""):
+    for bad, shown in (("0", "0"), ("-3", "-3"), ("ten", "ten"), ("", ""), ("1\n2", "1\\n2")):
         refused = run([merge, "--max-name-size", bad, trace])
         expect(refused.returncode == 2 and not refused.stdout and
-               refused.stderr == f"Failed to parse options: option=--max-name-size, value={bad}\n",
+               refused.stderr ==
+               f"Failed to parse options: option=--max-name-size, value={shown}\n",
                f"--max-name-size {bad!r}: exit {refused.returncode}, {refused.stderr!r}")
 
 
