@@ -56,6 +56,12 @@ def _table_param(model, fn, tables):
     return None, None
 
 
+# Families whose provider the shim loads at their first call rather than at its initialization
+# (shim_init.c): rare calls, and every event a program registers costs it a round trip to the
+# session daemon at start-up.
+LAZY_FAMILIES = ('zet', 'zes', 'zel')
+
+
 def _emit_call(model, fn, hooks, tables):
     name, fam = fn.name, fields.family(fn.name)
     provider = f'zeprof_{fam}'
@@ -65,6 +71,9 @@ def _emit_call(model, fn, hooks, tables):
              + ''.join(f', {p.ctype} {p.name}' for p in fn.params) + ')', '{']
     lines.append('    if (zeprof_unlikely(zeprof_guard_raised()))')
     lines.append(f'        return zp_real({_args(fn)});')
+    if fam in LAZY_FAMILIES:
+        # Its provider registers at the family's first call (shim_init.c), before any event.
+        lines.append(f'    zeprof_load_family(ZEPROF_FAMILY_{fam.upper()});')
     init = ', '.join(f'.{p.name} = {p.name}' for p in fn.params) or '0'
     lines.append(f'    struct zeprof_args_{name} a = {{ {init} }};')
     if when:
