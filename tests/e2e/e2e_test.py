@@ -648,6 +648,7 @@ def case_usage(work):
                             (['--no-analysis'], 'no command'),
                             (['-o'], 'an option without its value'),
                             (['--max-rate-ppm', 'many', 'true'], 'a bad number'),
+                            (['--max-name-size', '0', 'true'], 'a bad name size'),
                             (['-r'], '-r without a directory')]:
         completed = zeprof(arguments)
         lines = completed.stderr.strip().splitlines()
