@@ -17,9 +17,11 @@
  * Application events from timestamp pools are read in place and only read: never synchronized,
  * reset or destroyed here. If the application re-signals or resets one before any drain read it,
  * the earlier timing is reported lost (status 1), never attributed to the wrong command.
+ *
+ * The exit drain (timed locks) is timing_core.c's; handing injected events back when slots are
+ * released is timing_stash.c's.
  */
 #include <stdlib.h>
-#include <time.h>
 
 #include "timing_internal.h"
 #include "zeprof_api.h"
@@ -207,91 +209,4 @@ void timing_resolve_app_event(ze_event_handle_t event)
     if (slot)
         resolve_slot_locked(list, slot);
     pthread_mutex_unlock(&list->mutex);
-}
-
-void timing_release_slots_locked(struct timing_list *list)
-{
-    /* Regular lists: injected events are kept only when no execution can still signal them
-     * (nothing in flight or abandoned, nothing untracked), in the list's stash, as they are
-     * (nothing waits on them, so the list's next appends take them without a reset: a reset
-     * costs a driver call per event). Immediate lists reset them for the pool. */
-    bool recycle = list->context != NULL && (list->immediate || timing_runs_quiet_locked(list));
-    struct timing_inj **stash_tail = &list->stash;
-    while (*stash_tail)
-        stash_tail = &(*stash_tail)->next_free;
-    for (struct timing_slot *slot = list->head; slot; slot = slot->next) {
-        timing_clear_app_pending(slot);
-        if (!slot->inj)
-            continue;
-        if (recycle && !list->immediate) {
-            slot->inj->next_free = NULL;
-            *stash_tail = slot->inj;
-            stash_tail = &slot->inj->next_free;
-        } else if (recycle &&
-                   zeprof_real.zeEventHostReset(slot->inj->event) == ZE_RESULT_SUCCESS) {
-            timing_pool_give_back(list->context, slot->inj);
-        }
-        slot->inj = NULL; /* else it stays with its pool until the context goes */
-    }
-    timing_slots_release(list);
-}
-
-struct timing_inj *timing_take_inj_locked(struct timing_list *list)
-{
-    struct timing_inj *inj = list->stash;
-    if (inj && !list->immediate) {
-        list->stash = inj->next_free;
-        inj->next_free = NULL;
-        return inj;
-    }
-    return timing_pool_take(list->context);
-}
-
-void timing_give_back_inj_locked(struct timing_list *list, struct timing_inj *inj)
-{
-    if (list->immediate) {
-        timing_pool_give_back(list->context, inj); /* never submitted: still unsignalled */
-        return;
-    }
-    inj->next_free = list->stash; /* it may hold an earlier signal */
-    list->stash = inj;
-}
-
-void timing_release_stash_locked(struct timing_list *list)
-{
-    while (list->stash) {
-        struct timing_inj *inj = list->stash;
-        list->stash = inj->next_free;
-        inj->next_free = NULL;
-        if (list->context && zeprof_real.zeEventHostReset(inj->event) == ZE_RESULT_SUCCESS)
-            timing_pool_give_back(list->context, inj);
-    }
-}
-
-/* seconds from now on CLOCK_REALTIME (what the timed locks take). */
-static struct timespec seconds_from_now(time_t seconds)
-{
-    struct timespec deadline;
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_sec += seconds;
-    return deadline;
-}
-
-void timing_drain_at_exit(void)
-{
-    /* Do not hang the exit on a thread that still holds the registry or a list (it may never
-     * return): every lock here is timed, with one deadline for the whole drain, and what stays
-     * busy is skipped. */
-    struct timespec deadline = seconds_from_now(1);
-    if (pthread_rwlock_timedrdlock(&timing_registry_lock, &deadline) != 0)
-        return;
-    for (struct timing_list *list = timing_registry_first_list(); list;
-         list = list->next_in_registry) {
-        if (pthread_mutex_timedlock(&list->mutex, &deadline) != 0)
-            continue;
-        timing_drain_list_locked(list, true, 0);
-        pthread_mutex_unlock(&list->mutex);
-    }
-    timing_anchor_refresh_locked(true);
-    pthread_rwlock_unlock(&timing_registry_lock);
 }

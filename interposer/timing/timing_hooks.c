@@ -5,72 +5,16 @@
  * (notes: docs/timing.md). Creation hooks run after a successful call and record what the engine
  * needs to know (timestamp pools and their events, lists and whether they are immediate or in
  * order, kernel names, devices); destruction hooks forget it. Drain anchors are every call that
- * proves completion. ZEPROF_PROFILE=0 makes every hook return at once.
+ * proves completion. ZEPROF_PROFILE=0 makes every hook return at once (timing_enabled, in
+ * timing_core.c).
  *
  * Nothing here changes what the application sees: results pass through untouched, failures on
  * the engine's side only mean "not profiled".
  */
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "compat/api_ready.h"
-#include "guard.h"
 #include "timing_internal.h"
 #include "zeprof_api.h"
-
-static pthread_once_t enable_once = PTHREAD_ONCE_INIT;
-static bool enabled;
-static _Atomic uint64_t call_sequence;
-
-static void at_exit(void)
-{
-    /* Not called from a wrapper: raise the guard ourselves, so that the drain's Level Zero calls
-     * are never traced as the application's. */
-    zeprof_guard_enter();
-    timing_drain_at_exit();
-    zeprof_guard_leave();
-}
-
-static void enable_init(void)
-{
-    const char *profile = getenv("ZEPROF_PROFILE");
-
-    enabled = !(profile && strcmp(profile, "0") == 0);
-    /* Everything the engine calls must exist in the real loader, or it stays off. */
-    if (!zeprof_real.zeEventPoolCreate || !zeprof_real.zeEventCreate ||
-        !zeprof_real.zeEventDestroy || !zeprof_real.zeEventPoolDestroy ||
-        !zeprof_real.zeEventQueryStatus || !zeprof_real.zeEventQueryKernelTimestamp ||
-        !zeprof_real.zeEventHostReset || !zeprof_real.zeEventHostSynchronize ||
-        !zeprof_real.zeCommandListAppendSignalEvent || !zeprof_real.zeCommandListAppendBarrier ||
-        !zeprof_real.zeDeviceGetProperties || !zeprof_real.zeDeviceGetGlobalTimestamps ||
-        !zeprof_real.zeDriverGet || !zeprof_real.zeDeviceGet || !zeprof_real.zeCommandListCreate ||
-        !zeprof_real.zeCommandListClose || !zeprof_real.zeCommandListReset ||
-        !zeprof_real.zeCommandListDestroy || !zeprof_real.zeCommandListAppendEventReset ||
-        !zeprof_real.zeCommandListAppendQueryKernelTimestamps || !zeprof_real.zeMemAllocHost ||
-        !zeprof_real.zeMemFree)
-        enabled = false;
-    /* Registered at first use, so it runs before library destructors: LTTng still works. A
-     * forked child starts with an empty engine (it inherits the handler, which then drains only
-     * what the child itself created). */
-    if (enabled) {
-        atexit(at_exit);
-        pthread_atfork(NULL, NULL, timing_registry_forget_after_fork);
-    }
-}
-
-bool timing_enabled(void)
-{
-    pthread_once(&enable_once, enable_init);
-    /* The engine calls the real loader's exported API, which only an exported zeInit or
-     * zeInitDrivers makes usable (compat/api_ready.h). */
-    return enabled && zeprof_api_ready();
-}
-
-uint64_t timing_next_call_id(void)
-{
-    return atomic_fetch_add(&call_sequence, 1) + 1;
-}
 
 /* ---------------------------------------------------------------- command lists ---------- */
 

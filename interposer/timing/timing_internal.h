@@ -13,10 +13,16 @@
  * - timing_pool.c: per-context pools of 64 injected events and their free list.
  * - timing_slots.c: slots (one per profiled append) in fixed-size chunks per command list and
  *   the per-list live list.
+ * - timing_stash.c: a list's injected events: taking one for a new slot (the list's stash, else
+ *   the pool) and keeping or recycling them when the list's slots are released.
  * - timing_drain.c: reading completed slots, emitting device_timing, recycling.
- * - timing_runs.c: regular-list executions ("runs"): the tracer's harvest list submitted after
- *   each execution, so that a resubmission never waits.
+ * - timing_runs.c: regular-list executions ("runs"): builds the tracer's harvest list submitted
+ *   after each execution, so that a resubmission never waits, and reads finished runs.
+ * - timing_instance.c: a run's life, the claim state machine (free, claimed, in flight), and the
+ *   execute hooks' claim and release of every list of one call; owns the run records.
  * - timing_anchor.c: device_properties and clock anchors.
+ * - timing_core.c: the engine's switch (ZEPROF_PROFILE, the real loader), call ids, the exit
+ *   drain and the fork handler it registers at first use.
  * - timing_hooks.c / timing_append.c: the hook functions the generated wrappers call.
  *
  * Lock order (never take an earlier one while holding a later one):
@@ -129,7 +135,7 @@ struct timing_list {
     struct timing_slot *head;
     struct timing_slot *tail;
     struct timing_chunk *newest_chunk; /* Owned; older chunks are owned by their live slots */
-    /* Regular lists (timing_runs.c): one run per execution. */
+    /* Regular lists (timing_instance.c, timing_runs.c): one run per execution. */
     uint64_t executions;     /* executions claimed so far (the last one's number) */
     struct timing_run *runs;      /* Owned: in flight, oldest claim first */
     struct timing_run *runs_tail; /* Weak: the newest claim */
@@ -236,6 +242,18 @@ void timing_slot_remove(struct timing_list *list, struct timing_slot *slot);
 void timing_slots_release(struct timing_list *list);
 
 /* ------------------------------------------------------------------------------------------ */
+/* timing_stash.c: a list's injected events                                                    */
+
+/* Under list->mutex: release every slot (after a final drain), recycling what is safe. */
+void timing_release_slots_locked(struct timing_list *list);
+/* Under list->mutex: an injected event for a new slot (a regular list's stash first). */
+struct timing_inj *timing_take_inj_locked(struct timing_list *list);
+/* Under list->mutex: an injected event that was never submitted goes back. */
+void timing_give_back_inj_locked(struct timing_list *list, struct timing_inj *inj);
+/* Under list->mutex: the stash goes back to the pool, reset (list destroy). */
+void timing_release_stash_locked(struct timing_list *list);
+
+/* ------------------------------------------------------------------------------------------ */
 /* timing_drain.c                                                                              */
 
 enum timing_read_outcome {
@@ -254,16 +272,6 @@ void timing_drain_list_locked(struct timing_list *list, bool final, uint64_t wai
 void timing_drain_some_locked(struct timing_list *list, unsigned max);
 /* Resolve the slot waiting on an application timestamp event (read now, or lost). */
 void timing_resolve_app_event(ze_event_handle_t event);
-/* Under list->mutex: release every slot (after a final drain), recycling what is safe. */
-void timing_release_slots_locked(struct timing_list *list);
-/* Under list->mutex: an injected event for a new slot (a regular list's stash first). */
-struct timing_inj *timing_take_inj_locked(struct timing_list *list);
-/* Under list->mutex: an injected event that was never submitted goes back. */
-void timing_give_back_inj_locked(struct timing_list *list, struct timing_inj *inj);
-/* Under list->mutex: the stash goes back to the pool, reset (list destroy). */
-void timing_release_stash_locked(struct timing_list *list);
-/* Exit: final drain of every list (registered with atexit at first use). */
-void timing_drain_at_exit(void);
 /* Reading one slot's event on the host, and emitting device_timing. */
 enum timing_read_outcome timing_slot_read(const struct timing_slot *slot,
                                           ze_kernel_timestamp_result_t *result);
@@ -274,7 +282,50 @@ void timing_emit(const struct timing_list *list, const struct timing_slot *slot,
 void timing_clear_app_pending(struct timing_slot *slot);
 
 /* ------------------------------------------------------------------------------------------ */
-/* timing_runs.c: regular-list executions                                                      */
+/* timing_runs.c: regular-list executions: tracer lists, reading finished runs                 */
+
+/* Under list->mutex: read the runs whose done marker is signalled. final: wait up to wait_ns for
+ * the rest, report what stays unread as lost. */
+void timing_runs_drain_locked(struct timing_list *list, bool final, uint64_t wait_ns);
+/* Under list->mutex: read the in-flight runs whose done marker is signalled, oldest first; max:
+ * how many to look at; stop_at_busy: stop at the first still in flight (a claim's O(1) look). */
+void timing_runs_poll_locked(struct timing_list *list, unsigned max, bool stop_at_busy);
+/* Under list->mutex: the app's timestamp event of a regular-list slot is about to change. */
+void timing_runs_resolve_app_slot_locked(struct timing_list *list, struct timing_slot *slot);
+/* Every armed injected slot of the list reported lost for this run. */
+void timing_run_emit_lost(const struct timing_list *list, const struct timing_run *run);
+/* Under list->mutex: the run's harvest list for the list's current slots (rebuilt when they
+ * changed), or false (then the list may be marked no_harvest: copy-only). */
+bool timing_run_harvest_ready_locked(struct timing_list *list, struct timing_run *run);
+/* Under list->mutex: the run's one-barrier list signalling done, or false. */
+bool timing_run_done_list_ready_locked(struct timing_list *list, struct timing_run *run);
+
+/* ------------------------------------------------------------------------------------------ */
+/* timing_instance.c: a regular-list execution's run record, the claim state machine           */
+
+enum run_state {
+    RUN_FREE = 0,  /* reusable */
+    RUN_CLAIMED,   /* claimed by an execute pre hook, not yet submitted */
+    RUN_SUBMITTED, /* in flight until done is seen signalled */
+};
+
+struct timing_run {
+    struct timing_run *next;
+    enum run_state state;
+    uint64_t execution;
+    ze_command_queue_handle_t queue; /* Weak */
+    pthread_t claimer;
+    bool harvest;   /* results will hold this execution's timestamps */
+    bool lost;      /* its timings are reported lost when it is finished */
+    bool tracked;   /* a done marker follows it */
+    bool abandoned; /* a final drain gave up on it: it may still run; never reused or freed */
+    struct timing_inj *done;                  /* Owned: signalled by the tracer list's end */
+    ze_command_list_handle_t harvest_list;    /* Owned */
+    uint64_t harvest_layout;                  /* list->layout harvest_list was built for */
+    ze_command_list_handle_t done_list;       /* Owned: one barrier signalling done */
+    ze_kernel_timestamp_result_t *results;    /* Owned: host memory the device writes */
+    uint32_t capacity;
+};
 
 /* One execute call: the application's lists with the tracer's list after each profiled one. */
 struct timing_execute;
@@ -287,16 +338,15 @@ struct timing_execute *timing_execute_begin(ze_command_queue_handle_t queue, uin
  * ran. Frees execute. */
 void timing_execute_end(struct timing_execute *execute, bool submitted, uint32_t *count,
                         ze_command_list_handle_t **lists);
-/* Under list->mutex: read the runs whose done marker is signalled. final: wait up to wait_ns for
- * the rest, report what stays unread as lost. */
-void timing_runs_drain_locked(struct timing_list *list, bool final, uint64_t wait_ns);
 /* Under list->mutex: build the harvest for the next execution ahead of time (list close), so that
  * the execute itself only claims. */
 void timing_runs_prepare_locked(struct timing_list *list);
 /* Under list->mutex: regular list reset (keep: runs are reused) or destroy (free everything). */
 void timing_runs_release_locked(struct timing_list *list, bool destroy);
-/* Under list->mutex: the app's timestamp event of a regular-list slot is about to change. */
-void timing_runs_resolve_app_slot_locked(struct timing_list *list, struct timing_slot *slot);
+/* Under list->mutex: the run at *link (in flight; previous: the one before it, or NULL) moves to
+ * the free stack. */
+void timing_run_retire_locked(struct timing_list *list, struct timing_run **link,
+                              struct timing_run *previous);
 /* No execution of the list can still signal its injected events (none in flight or abandoned,
  * none untracked). */
 bool timing_runs_quiet_locked(const struct timing_list *list);
@@ -312,10 +362,13 @@ void timing_anchor_refresh(bool force);
 void timing_anchor_refresh_locked(bool force);
 
 /* ------------------------------------------------------------------------------------------ */
-/* timing_hooks.c                                                                              */
+/* timing_core.c                                                                               */
 
-/* True when device timing is on (ZEPROF_PROFILE unset or not "0") and the engine is usable. */
+/* True when device timing is on (ZEPROF_PROFILE unset or not "0") and the engine is usable. The
+ * first call registers the exit drain and the fork handler. */
 bool timing_enabled(void);
+/* The engine's own per-process call id (ties a device timing to its append). */
+uint64_t timing_next_call_id(void);
 
 /* timing_append.c: the profiling hooks of appends that hooks.list does not name, called by the
  * generated timing_derived.c (interposer/gen/classify.py); `function` names what was appended. */
@@ -327,6 +380,5 @@ void timing_append_post_generic(ze_command_list_handle_t list, ze_event_handle_t
                                 ze_result_t result);
 /* How long list reset and destroy wait for the tracer's own lists to finish. */
 #define TIMING_RELEASE_WAIT_NS UINT64_C(1000000000)
-uint64_t timing_next_call_id(void);
 
 #endif /* ZEPROF_TIMING_INTERNAL_H */

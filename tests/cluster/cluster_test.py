@@ -104,6 +104,10 @@ class Rank:
     def app_pid(self):
         """The program's pid: the wrapper's child that runs e2e_app (the rank that started the
         node's session daemon has that as a child too). None when there is none."""
+        return self.child_pid('e2e_app')
+
+    def child_pid(self, command):
+        """The pid of the wrapper's child whose command name is COMMAND, or None."""
         try:
             with open(f'/proc/{self.process.pid}/task/{self.process.pid}/children') as children:
                 pids = [int(pid) for pid in children.read().split()]
@@ -112,7 +116,7 @@ class Rank:
         for pid in pids:
             try:
                 with open(f'/proc/{pid}/comm') as comm:
-                    if comm.read().strip() == 'e2e_app':
+                    if comm.read().strip() == command:
                         return pid
             except OSError:
                 continue
@@ -405,21 +409,14 @@ def case_sigint(work):
         waiting.finish()
         return
     first = Rank(work, 21, slurm_rank(0, '89', '0'))
-    # Signal rank 0 only once its program has ended: seen running and gone, or (too quick to be
-    # seen) its log written and no program for several polls in a row. The log alone is not
-    # enough: a full stdio buffer reaches the file while the program still runs.
+    # Signal rank 0 only once its program has ended and the wrapper waits for its node: that wait
+    # polls with sleep(1), so a sleep child after the program's log exists is the sign. Neither
+    # the program's absence from the children list (which can miss a running child) nor its log
+    # (a full stdio buffer reaches the file while the program runs) proves the program ended.
     deadline = time.monotonic() + RUN_TIMEOUT_S
-    seen_running, absent = False, 0
     while time.monotonic() < deadline and first.process.poll() is None:
-        running = first.app_pid() is not None
-        seen_running = seen_running or running
-        absent = 0 if running else absent + 1
-        if seen_running and not running:
+        if os.path.exists(first.log) and first.child_pid('sleep') is not None:
             break
-        if absent >= 5 and os.path.exists(first.log):
-            with open(first.log) as log:
-                if 'loader' in log.read():
-                    break
         time.sleep(0.05)
     first.process.send_signal(signal.SIGTERM)
     status = first.finish()
