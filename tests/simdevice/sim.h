@@ -70,7 +70,7 @@ struct sim_config {
     uint64_t ns_per_group;   /* ZESIM_NS_PER_GROUP */
     uint64_t qkt_cost_ns;    /* ZESIM_QKT_COST_NS */
     uint64_t append_ns;      /* ZESIM_APPEND_NS */
-    uint32_t hang_properties; /* ZESIM_HANG_DEVICE_PROPERTIES */
+    uint32_t hang_props;     /* ZESIM_HANG_DEVICE_PROPERTIES */
 };
 extern struct sim_config sim_config;
 

@@ -59,7 +59,7 @@ ze_result_t sim_device_get_properties(ze_device_handle_t handle, ze_device_prope
     /* A device that hangs once in use (ZESIM_HANG_DEVICE_PROPERTIES=1): the call never returns
      * after a context was created, so that a test can leave a thread inside the driver for good
      * while the program exits. Newer loaders ask for properties at initialisation: not then. */
-    while (sim_config.hang_properties && atomic_load(&sim_driver.context_created))
+    while (sim_config.hang_props && atomic_load(&sim_driver.context_created))
         pause();
     const struct sim_device *device = (const struct sim_device *)handle;
     props->type = ZE_DEVICE_TYPE_GPU;

@@ -60,7 +60,7 @@ static void init_driver(void)
     sim_config.ns_per_group = env_u64("ZESIM_NS_PER_GROUP", 1000, 0, 1000000000ull);
     sim_config.qkt_cost_ns = env_u64("ZESIM_QKT_COST_NS", 0, 0, 1000000000ull);
     sim_config.append_ns = env_u64("ZESIM_APPEND_NS", 0, 0, 1000000000ull);
-    sim_config.hang_properties = (uint32_t)env_u64("ZESIM_HANG_DEVICE_PROPERTIES", 0, 0, 1);
+    sim_config.hang_props = (uint32_t)env_u64("ZESIM_HANG_DEVICE_PROPERTIES", 0, 0, 1);
 
     sim_clock_init();
     sim_truth_open();

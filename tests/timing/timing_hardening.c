@@ -329,7 +329,8 @@ static void scenario_fork(struct app *app)
     /* Skipped under AddressSanitizer (exit 77), for a reason outside zeprof: GCC 12's libasan
      * does not lock its allocator across fork (it intercepts vfork only), so a size-class lock
      * that another thread (ours, the driver's workers) holds at the instant of the fork stays
-     * held in the child, and the child's first allocation of that size waits for ever. Seen here: the child stuck inside fork() itself, in zeprof's child handler ->
+     * held in the child, and the child's first allocation of that size waits for ever. Seen
+     * here: the child stuck inside fork() itself, in zeprof's child handler ->
      * lttng_ust_after_fork_child -> lttng_ust_dl_update -> calloc ->
      * SizeClassAllocator64::GetFromAllocator (1 run of 8). Nothing outside the runtime can take
      * that lock (libasan exports no lock function), and the child cannot avoid allocating: LTTng
