@@ -1,4 +1,7 @@
+/* clock: a device's anchors and the ticks-to-host-ns conversion (clock.h). */
 #include "clock.h"
+
+#include "grow.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -33,14 +36,8 @@ static int64_t tick_ns(const struct zm_clock *clock)
 
 int zm_clock_add_anchor(struct zm_clock *clock, const struct zm_anchor *anchor)
 {
-    if (clock->count == clock->capacity) {
-        size_t capacity = clock->capacity ? clock->capacity * 2 : 8;
-        struct zm_anchor *anchors = realloc(clock->anchors, capacity * sizeof(*anchors));
-        if (!anchors)
-            return -1;
-        clock->anchors = anchors;
-        clock->capacity = capacity;
-    }
+    if (ZM_GROW(clock->anchors, clock->capacity, clock->count + 1, 8) != 0)
+        return -1;
     /* Anchors arrive in time order; insertion keeps the order if one does not. */
     size_t i = clock->count;
     while (i > 0 && clock->anchors[i - 1].ns > anchor->ns) {

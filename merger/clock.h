@@ -17,6 +17,8 @@
 #ifndef ZM_CLOCK_H
 #define ZM_CLOCK_H
 
+#include "must_check.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -52,10 +54,10 @@ void zm_clock_init(struct zm_clock *clock, uint64_t timer_hz, unsigned kernel_bi
 void zm_clock_release(struct zm_clock *clock);
 void zm_clock_sample_begin(struct zm_clock *clock, uint64_t anchor, uint32_t sample, int64_t ns);
 /* A failed reading (result != 0) or an end without its begin is ignored. -1: out of memory. */
-int zm_clock_sample_end(struct zm_clock *clock, uint64_t anchor, uint32_t sample, uint64_t ticks,
-                        uint32_t result, int64_t ns);
+ZM_MUST_CHECK int zm_clock_sample_end(struct zm_clock *clock, uint64_t anchor, uint32_t sample,
+                                      uint64_t ticks, uint32_t result, int64_t ns);
 /* Adds a ready-made anchor (tests; also what sample_end does); kept in host time order. */
-int zm_clock_add_anchor(struct zm_clock *clock, const struct zm_anchor *anchor);
+ZM_MUST_CHECK int zm_clock_add_anchor(struct zm_clock *clock, const struct zm_anchor *anchor);
 
 /* The time after which an interval's start is looked for: the append's entry (a command cannot
  * start before it is appended), unless its timing was read more than one wrap period after that

@@ -1,3 +1,4 @@
+/* dump: -t, every event as one whole text line on stdout (dump.h). */
 #include "dump.h"
 
 #include "supervise.h"

@@ -9,17 +9,19 @@
 #ifndef ZM_DUMP_H
 #define ZM_DUMP_H
 
+#include "must_check.h"
+
 #include <babeltrace2/babeltrace.h>
 #include <stdint.h>
 #include <stdio.h>
 
 /* The stream to give zm_dump_event (NULL if out of memory); its lines go on to `final`. */
-FILE *zm_dump_begin(FILE *final);
+ZM_MUST_CHECK FILE *zm_dump_begin(FILE *final);
 /* `start_ns`: a one-event call's start, or NULL for any other event. */
 void zm_dump_event(FILE *out, const char *hostname, int64_t ns, const bt_event *event,
                    const int64_t *start_ns);
 
 /* Passes the remaining lines on and closes; -1 if any write failed. */
-int zm_dump_end(void);
+ZM_MUST_CHECK int zm_dump_end(void);
 
 #endif

@@ -1,3 +1,4 @@
+/* intern: the string pool that makes equal names one pointer (intern.h). */
 #include "intern.h"
 
 #include <stdint.h>

@@ -5,6 +5,8 @@
 #ifndef ZM_INTERN_H
 #define ZM_INTERN_H
 
+#include "must_check.h"
+
 #include <stddef.h>
 
 struct zm_intern {
@@ -16,7 +18,7 @@ struct zm_intern {
 void zm_intern_init(struct zm_intern *pool);
 void zm_intern_release(struct zm_intern *pool);
 /* Returns the pool's copy of the first `length` bytes of `text`, or NULL when out of memory. */
-const char *zm_intern_n(struct zm_intern *pool, const char *text, size_t length);
-const char *zm_intern(struct zm_intern *pool, const char *text);
+ZM_MUST_CHECK const char *zm_intern_n(struct zm_intern *pool, const char *text, size_t length);
+ZM_MUST_CHECK const char *zm_intern(struct zm_intern *pool, const char *text);
 
 #endif

@@ -1,5 +1,7 @@
+/* jsonout: buffered JSON text for the timeline's many events (jsonout.h). */
 #include "jsonout.h"
 
+#include "grow.h"
 #include "utf8.h"
 
 #include <stdlib.h>
@@ -7,35 +9,27 @@
 
 #define FLUSH_AT (256u << 10)
 
-void zm_out_init(struct zm_out *out, FILE *file)
+void zm_jsonout_init(struct zm_jsonout *out, FILE *file)
 {
-    *out = (struct zm_out){.file = file};
+    *out = (struct zm_jsonout){.file = file};
 }
 
-void zm_out_release(struct zm_out *out)
+void zm_jsonout_release(struct zm_jsonout *out)
 {
     free(out->data);
-    *out = (struct zm_out){0};
+    *out = (struct zm_jsonout){0};
 }
 
-static bool reserve(struct zm_out *out, size_t more)
+static bool reserve(struct zm_jsonout *out, size_t more)
 {
-    if (out->length + more <= out->capacity)
-        return true;
-    size_t capacity = out->capacity ? out->capacity : FLUSH_AT + 4096;
-    while (capacity < out->length + more)
-        capacity *= 2;
-    char *data = realloc(out->data, capacity);
-    if (!data) {
+    if (ZM_GROW(out->data, out->capacity, out->length + more, FLUSH_AT + 4096) != 0) {
         out->failed = true;
         return false;
     }
-    out->data = data;
-    out->capacity = capacity;
     return true;
 }
 
-void zm_out_raw(struct zm_out *out, const char *text, size_t length)
+void zm_jsonout_raw(struct zm_jsonout *out, const char *text, size_t length)
 {
     if (!reserve(out, length))
         return;
@@ -43,7 +37,7 @@ void zm_out_raw(struct zm_out *out, const char *text, size_t length)
     out->length += length;
 }
 
-void zm_out_string(struct zm_out *out, const char *text)
+void zm_jsonout_string(struct zm_jsonout *out, const char *text)
 {
     static const char hex[] = "0123456789abcdef";
     size_t length = strlen(text);
@@ -80,7 +74,7 @@ void zm_out_string(struct zm_out *out, const char *text)
     out->length = (size_t)(p - out->data);
 }
 
-void zm_out_u64(struct zm_out *out, uint64_t value)
+void zm_jsonout_u64(struct zm_jsonout *out, uint64_t value)
 {
     char digits[20];
     size_t n = 0;
@@ -94,17 +88,17 @@ void zm_out_u64(struct zm_out *out, uint64_t value)
         out->data[out->length++] = digits[--n];
 }
 
-void zm_out_i64(struct zm_out *out, int64_t value)
+void zm_jsonout_i64(struct zm_jsonout *out, int64_t value)
 {
     if (value < 0) {
-        zm_out_literal(out, "-");
-        zm_out_u64(out, (uint64_t)0 - (uint64_t)value);
+        zm_jsonout_literal(out, "-");
+        zm_jsonout_u64(out, (uint64_t)0 - (uint64_t)value);
     } else {
-        zm_out_u64(out, (uint64_t)value);
+        zm_jsonout_u64(out, (uint64_t)value);
     }
 }
 
-void zm_out_hex(struct zm_out *out, uint64_t value)
+void zm_jsonout_hex(struct zm_jsonout *out, uint64_t value)
 {
     static const char hex[] = "0123456789abcdef";
     char digits[16];
@@ -121,29 +115,35 @@ void zm_out_hex(struct zm_out *out, uint64_t value)
         out->data[out->length++] = digits[--n];
 }
 
-void zm_out_micros(struct zm_out *out, int64_t ns)
+void zm_jsonout_micros(struct zm_jsonout *out, int64_t ns)
 {
     if (ns < 0) {
-        zm_out_literal(out, "-");
+        zm_jsonout_literal(out, "-");
         ns = -ns;
     }
-    zm_out_u64(out, (uint64_t)ns / 1000);
+    zm_jsonout_u64(out, (uint64_t)ns / 1000);
     uint64_t fraction = (uint64_t)ns % 1000;
     char text[4] = {'.', (char)('0' + fraction / 100), (char)('0' + fraction / 10 % 10),
                     (char)('0' + fraction % 10)};
-    zm_out_raw(out, text, sizeof(text));
+    zm_jsonout_raw(out, text, sizeof(text));
 }
 
-void zm_out_maybe_flush(struct zm_out *out)
-{
-    if (out->length >= FLUSH_AT)
-        zm_out_flush(out);
-}
-
-int zm_out_flush(struct zm_out *out)
+/* Writes the buffer to the stream; a failure sticks in out->failed. */
+static void write_buffer(struct zm_jsonout *out)
 {
     if (out->length && fwrite(out->data, out->length, 1, out->file) != 1)
         out->failed = true;
     out->length = 0;
+}
+
+void zm_jsonout_maybe_flush(struct zm_jsonout *out)
+{
+    if (out->length >= FLUSH_AT)
+        write_buffer(out);
+}
+
+int zm_jsonout_flush(struct zm_jsonout *out)
+{
+    write_buffer(out);
     return out->failed ? -1 : 0;
 }

@@ -1,6 +1,8 @@
 /*
  * zeprof-merge: reads zeprof traces (one directory per host) and prints the tally, writes the
- * timeline, or dumps the events. Wires the modules together; see docs/merger.md.
+ * timeline, or dumps the events. Wires the modules together (the model's span sink to the
+ * statistics and the timeline, the model's frames to placement); see docs/merger.md.
+ * merge() owns the statistics, the model, the timeline and the placement of the run.
  * Exit status: 0, or 2 with one "Failed to …" line on stderr. The work runs in a supervised
  * child (supervise.h): a crash or a stall of libbabeltrace2 is that one line too.
  */
@@ -22,23 +24,58 @@
 #define ZEPROF_VERSION "unknown"
 #endif
 
+/* Where the model's spans go: every span to the statistics (the tally), and to the timeline when
+ * one is written. */
+struct span_consumers {
+    struct zm_stats *stats;       /* Weak */
+    struct zm_timeline *timeline; /* Weak, may be NULL */
+};
+
+static int begin_host(void *context, uint32_t host, const char *hostname)
+{
+    struct span_consumers *consumers = context;
+    return consumers->timeline ? zm_timeline_begin_host(consumers->timeline, host, hostname) : 0;
+}
+
+static int api_span(void *context, const struct zm_api_span *span)
+{
+    struct span_consumers *consumers = context;
+    if (zm_stats_add_api(consumers->stats, span) != 0)
+        return -1;
+    return consumers->timeline ? zm_timeline_api_span(consumers->timeline, span) : 0;
+}
+
+static int device_span(void *context, const struct zm_device_span *span)
+{
+    struct span_consumers *consumers = context;
+    if (zm_stats_add_device(consumers->stats, span) != 0)
+        return -1;
+    return consumers->timeline ? zm_timeline_device_span(consumers->timeline, span) : 0;
+}
+
+static int end_host(void *context)
+{
+    struct span_consumers *consumers = context;
+    return consumers->timeline ? zm_timeline_end_host(consumers->timeline) : 0;
+}
+
 /* metadata.devices: each device's anchors and their uncertainty. New reference. */
 static json_t *devices_json(const struct zm_model *model)
 {
     json_t *devices = json_array();
-    for (size_t i = 0; devices && i < model->device_count; i++) {
-        const struct zm_device *device = &model->devices[i];
+    for (size_t i = 0; devices && i < zm_model_device_count(model); i++) {
+        const struct zm_device *device = zm_model_device(model, i);
         json_t *uncertainties = json_array();
         for (size_t j = 0; j < device->clock.count; j++)
             json_array_append_new(uncertainties,
                                   json_integer(device->clock.anchors[j].uncertainty_ns));
-        json_array_append_new(devices, json_pack("{s:o, s:I, s:o, s:I, s:I, s:o}", "hostname",
-                                                 zm_json_string(model->hosts[device->host].hostname),
-                                                 "pid", (json_int_t)device->pid, "device",
-                                                 zm_json_string(device->name),
-                                                 "timer_hz", (json_int_t)device->clock.timer_hz,
-                                                 "anchors", (json_int_t)device->clock.count,
-                                                 "anchor_uncertainty_ns", uncertainties));
+        json_array_append_new(
+            devices,
+            json_pack("{s:o, s:I, s:o, s:I, s:I, s:o}", "hostname",
+                      zm_utf8_json_string(zm_model_host(model, device->host)->hostname), "pid",
+                      (json_int_t)device->pid, "device", zm_utf8_json_string(device->name),
+                      "timer_hz", (json_int_t)device->clock.timer_hz, "anchors",
+                      (json_int_t)device->clock.count, "anchor_uncertainty_ns", uncertainties));
     }
     return devices;
 }
@@ -50,7 +87,7 @@ static int write_timeline(struct zm_timeline *timeline, const struct zm_model *m
     json_t *metadata = json_pack("{s:o, s:o, s:o, s:o}", "hosts", zm_placement_to_json(placement),
                                  "remote_windows", zm_placement_windows_json(placement), "devices",
                                  devices_json(model), "anomalies",
-                                 zm_tally_anomalies_json(&model->anomalies));
+                                 zm_tally_anomalies_json(zm_model_anomalies(model)));
     if (!metadata) {
         snprintf(reason, (size_t)reason_size, "Failed to write timeline: reason=out of memory");
         zm_timeline_abort(timeline);
@@ -64,21 +101,22 @@ static int write_timeline(struct zm_timeline *timeline, const struct zm_model *m
 }
 
 /* Places every host on one axis from the frames read; the anomalies it finds join the model's. */
-static int place_hosts(struct zm_model *model, struct zm_placement *placement, char *reason,
-                       int reason_size)
+static int place_hosts(struct zm_model *model, uint64_t max_rate_ppm,
+                       struct zm_placement *placement, char *reason, int reason_size)
 {
     int status = -1;
-    const char **hostnames = calloc(model->host_count + 1, sizeof(*hostnames));
+    uint32_t host_count = zm_model_host_count(model);
+    const char **hostnames = calloc(host_count + 1, sizeof(*hostnames));
     if (!hostnames) {
         snprintf(reason, (size_t)reason_size, "Failed to place hosts: reason=out of memory");
         return -1;
     }
-    for (uint32_t i = 0; i < model->host_count; i++)
-        hostnames[i] = model->hosts[i].hostname;
-    if (zm_placement_compute(placement, hostnames, model->host_count, &model->frames,
-                             model->rate_ppm, reason, reason_size) == 0) {
-        model->anomalies.dropped_windows = zm_placement_dropped(placement);
-        model->anomalies.incomplete_frames = zm_placement_incomplete(placement);
+    for (uint32_t i = 0; i < host_count; i++)
+        hostnames[i] = zm_model_host(model, i)->hostname;
+    if (zm_placement_compute(placement, hostnames, host_count, zm_model_frames(model), max_rate_ppm,
+                             reason, reason_size) == 0) {
+        zm_model_set_placement_anomalies(model, zm_placement_dropped(placement),
+                                         zm_placement_incomplete(placement));
         status = 0;
     }
     free(hostnames);
@@ -95,7 +133,7 @@ static int merge(void *context, char *reason, int reason_size)
     int status = 2;
     struct zm_timeline *timeline = NULL;
     struct zm_stats stats;
-    struct zm_model model;
+    struct zm_model *model = NULL;
     struct zm_placement placement = {0};
     FILE *dump = NULL;
     zm_stats_init(&stats, options->extended);
@@ -106,7 +144,10 @@ static int merge(void *context, char *reason, int reason_size)
             return 2;
         }
     }
-    if (zm_model_init(&model, &stats, timeline, options->max_rate_ppm) != 0) {
+    struct span_consumers consumers = {&stats, timeline};
+    struct zm_span_sink sink = {begin_host, api_span, device_span, end_host, &consumers};
+    model = zm_model_new(&sink, options->max_rate_ppm);
+    if (!model) {
         snprintf(reason, (size_t)reason_size,
                  "Failed to start: reason=cannot create a temporary file");
         goto error;
@@ -117,24 +158,24 @@ static int merge(void *context, char *reason, int reason_size)
     }
     zm_supervise_watch(1);
     for (int i = 0; i < options->path_count; i++) {
-        zm_escape_line(escaped, sizeof(escaped), options->paths[i]);
+        zm_supervise_escape_line(escaped, sizeof(escaped), options->paths[i]);
         snprintf(head, sizeof(head), "Failed to read trace: path=%s", escaped);
         zm_supervise_context(head);
-        if (zm_reader_read(options->paths[i], &model, dump, options->verbose, reason,
-                           reason_size) != 0)
+        if (zm_reader_read(options->paths[i], model, dump, options->verbose, reason, reason_size) !=
+            0)
             goto error;
     }
     zm_supervise_watch(0);
     zm_supervise_context("Failed to place hosts");
-    if (place_hosts(&model, &placement, reason, reason_size) != 0)
+    if (place_hosts(model, options->max_rate_ppm, &placement, reason, reason_size) != 0)
         goto error;
     if (timeline) {
-        zm_escape_line(escaped, sizeof(escaped), options->timeline);
+        zm_supervise_escape_line(escaped, sizeof(escaped), options->timeline);
         snprintf(head, sizeof(head), "Failed to write timeline: path=%s", escaped);
         zm_supervise_context(head);
         struct zm_timeline *finishing = timeline;
         timeline = NULL;
-        if (write_timeline(finishing, &model, &placement, reason, reason_size) != 0)
+        if (write_timeline(finishing, model, &placement, reason, reason_size) != 0)
             goto error;
     }
     zm_supervise_context("Failed to write tally: path=stdout");
@@ -146,8 +187,8 @@ static int merge(void *context, char *reason, int reason_size)
     dump = NULL;
     zm_supervise_output_wait(1); /* stdout may be a pipe to a slow reader */
     if (!options->dump) {
-        int printed = options->json ? zm_tally_print_json(stdout, &model, &stats, &placement)
-                                    : zm_tally_print_text(stdout, &model, &stats, &placement);
+        int printed = options->json ? zm_tally_print_json(stdout, model, &stats, &placement)
+                                    : zm_tally_print_text(stdout, model, &stats, &placement);
         if (printed != 0 || fflush(stdout) != 0) {
             snprintf(reason, (size_t)reason_size, "Failed to write tally: path=stdout");
             goto error;
@@ -157,12 +198,14 @@ static int merge(void *context, char *reason, int reason_size)
     status = 0;
     goto end;
 error:
-    if (dump)
-        zm_dump_end(); /* the whole lines decoded before the failure */
+    /* The whole lines decoded before the failure go out; if that fails too, the first failure
+     * is still the one to report. */
+    if (dump && zm_dump_end() != 0)
+        dump = NULL;
     zm_timeline_abort(timeline);
 end:
     zm_placement_release(&placement);
-    zm_model_release(&model);
+    zm_model_free(model);
     zm_stats_release(&stats);
     return status;
 }

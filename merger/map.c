@@ -1,3 +1,4 @@
+/* map: the (u64, u64) -> u64 open-addressing hash table (map.h). */
 #include "map.h"
 
 #include <stdlib.h>

@@ -9,6 +9,8 @@
 #ifndef ZM_MAP_H
 #define ZM_MAP_H
 
+#include "must_check.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -31,8 +33,15 @@ void zm_map_release(struct zm_map *map);
 /* Returns a pointer to the value stored for (a, b), or NULL. Valid until the next insert/remove. */
 uint64_t *zm_map_find(const struct zm_map *map, uint64_t a, uint64_t b);
 /* Inserts or overwrites. Returns -1 on allocation failure (map unchanged). */
-int zm_map_put(struct zm_map *map, uint64_t a, uint64_t b, uint64_t value);
+ZM_MUST_CHECK int zm_map_put(struct zm_map *map, uint64_t a, uint64_t b, uint64_t value);
 /* Removes (a, b) if present; returns whether it was. */
 bool zm_map_remove(struct zm_map *map, uint64_t a, uint64_t b);
+
+/* The first key of every per-process lookup: the host in the high half, the pid in the low (pids
+ * fit 32 bits), so that one process of one host is one key. */
+static inline uint64_t zm_map_process_key(uint32_t host, int64_t pid)
+{
+    return (uint64_t)host << 32 | ((uint64_t)pid & 0xffffffffu);
+}
 
 #endif

@@ -1,7 +1,11 @@
+/* model: tolerant reconstruction of calls, device work and frames (model.h). */
 #include "model.h"
 
-#include "timeline.h"
+#include "grow.h"
+#include "intern.h"
+#include "map.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -45,18 +49,53 @@ struct spooled_timing {
     int64_t append_ns;
 };
 
+struct zm_model {
+    struct zm_intern names;   /* Owned by this */
+    struct zm_span_sink sink; /* its context is Weak */
+    uint64_t rate_ppm;
+    struct zm_anomalies anomalies;
+    uint64_t zeprof_events; /* events from zeprof's providers: none means another tracer */
+
+    struct zm_host *hosts; /* Owned by this */
+    uint32_t host_count, current_host;
+    size_t host_capacity;
+
+    struct zm_map threads;         /* (host<<32|pid, tid) -> index into thread_list */
+    struct zm_thread *thread_list; /* Owned by this */
+    size_t thread_count, thread_capacity;
+    size_t last_thread;      /* index + 1 of the thread of the previous event, 0: none */
+    struct zm_map processes; /* (host, pid) -> 1 */
+
+    struct zm_map device_index; /* (host<<32|pid, handle) -> index into devices */
+    struct zm_device *devices;  /* Owned by this */
+    size_t device_count, device_capacity;
+    struct zm_map label_index;      /* (host, interned uuid) -> label */
+    struct zm_device_label *labels; /* Owned by this */
+    size_t label_count, label_capacity;
+
+    struct zm_map appends;         /* (host<<32|pid, call_id) -> index into append_list */
+    struct zm_append *append_list; /* Owned by this */
+    size_t append_count, append_capacity;
+    size_t free_append;         /* head of the free list (index + 1), 0 when empty */
+    struct zm_map list_appends; /* (host<<32|pid, list) -> first append of the list (index + 1) */
+    const char *list_destroy, *list_reset; /* Weak: interned function names */
+
+    FILE *spool; /* Owned by this: raw device timings of the current host */
+    uint64_t spooled;
+
+    struct zm_remote_index *frames; /* Owned by this: every frame mark, for placement */
+    char error[256];          /* why zm_model_event failed, when it is not memory or I/O */
+};
+
 static void forget_append(struct zm_model *model, uint64_t key, uint64_t call_id, size_t index);
 static void forget_list(struct zm_model *model, int64_t pid, uint64_t list);
 
-static uint64_t process_key(uint32_t host, int64_t pid)
+struct zm_model *zm_model_new(const struct zm_span_sink *sink, uint64_t rate_ppm)
 {
-    return (uint64_t)host << 32 | ((uint64_t)pid & 0xffffffffu);
-}
-
-int zm_model_init(struct zm_model *model, struct zm_stats *stats, struct zm_timeline *timeline,
-                  uint64_t rate_ppm)
-{
-    *model = (struct zm_model){.stats = stats, .timeline = timeline, .rate_ppm = rate_ppm};
+    struct zm_model *model = malloc(sizeof(*model));
+    if (!model)
+        return NULL;
+    *model = (struct zm_model){.sink = *sink, .rate_ppm = rate_ppm};
     zm_intern_init(&model->names);
     zm_map_init(&model->threads);
     zm_map_init(&model->processes);
@@ -66,13 +105,19 @@ int zm_model_init(struct zm_model *model, struct zm_stats *stats, struct zm_time
     zm_map_init(&model->list_appends);
     model->list_destroy = zm_intern(&model->names, "zeCommandListDestroy");
     model->list_reset = zm_intern(&model->names, "zeCommandListReset");
-    remote_set_init(&model->frames);
+    model->frames = zm_remote_index_new();
     model->spool = tmpfile();
-    return model->spool && model->list_destroy && model->list_reset ? 0 : -1;
+    if (!model->spool || !model->frames || !model->list_destroy || !model->list_reset) {
+        zm_model_free(model);
+        return NULL;
+    }
+    return model;
 }
 
-void zm_model_release(struct zm_model *model)
+void zm_model_free(struct zm_model *model)
 {
+    if (!model)
+        return;
     for (size_t i = 0; i < model->thread_count; i++)
         free(model->thread_list[i].stack);
     free(model->thread_list);
@@ -89,39 +134,23 @@ void zm_model_release(struct zm_model *model)
     zm_map_release(&model->appends);
     zm_map_release(&model->list_appends);
     zm_intern_release(&model->names);
-    remote_set_release(&model->frames);
+    zm_remote_index_free(model->frames);
     if (model->spool)
         fclose(model->spool);
-    model->spool = NULL;
-}
-
-/* Grows an array of `size`-byte elements to hold one more; -1 on failure. */
-static int reserve(void **array, size_t *capacity, size_t count, size_t size)
-{
-    if (count < *capacity)
-        return 0;
-    size_t grown = *capacity ? *capacity * 2 : 16;
-    void *bigger = realloc(*array, grown * size);
-    if (!bigger)
-        return -1;
-    *array = bigger;
-    *capacity = grown;
-    return 0;
+    free(model);
 }
 
 int zm_model_begin_host(struct zm_model *model, const char *hostname, const char *path)
 {
-    void *hosts = model->hosts;
-    size_t capacity = model->host_count; /* grow one by one: hosts are few */
-    if (reserve(&hosts, &capacity, model->host_count, sizeof(*model->hosts)) != 0)
+    if (ZM_GROW(model->hosts, model->host_capacity, model->host_count + 1, 4) != 0)
         return -1;
-    model->hosts = hosts;
     const char *name = zm_intern(&model->names, hostname ? hostname : "unknown-host");
     if (!name)
         return -1;
     model->current_host = model->host_count++;
     model->hosts[model->current_host] = (struct zm_host){.hostname = name, .path = path};
-    if (model->timeline && zm_timeline_begin_host(model->timeline, model->current_host, name) != 0)
+    if (model->sink.begin_host &&
+        model->sink.begin_host(model->sink.context, model->current_host, name) != 0)
         return -1;
     return (int)model->current_host;
 }
@@ -134,16 +163,14 @@ static struct zm_thread *thread_for(struct zm_model *model, int64_t pid, int64_t
         if (last->tid == tid && last->pid == pid && last->host == model->current_host)
             return last;
     }
-    uint64_t key = process_key(model->current_host, pid);
+    uint64_t key = zm_map_process_key(model->current_host, pid);
     uint64_t *index = zm_map_find(&model->threads, key, (uint64_t)tid);
     if (index) {
         model->last_thread = (size_t)*index + 1;
         return &model->thread_list[*index];
     }
-    void *list = model->thread_list;
-    if (reserve(&list, &model->thread_capacity, model->thread_count, sizeof(struct zm_thread)))
+    if (ZM_GROW(model->thread_list, model->thread_capacity, model->thread_count + 1, 16) != 0)
         return NULL;
-    model->thread_list = list;
     if (zm_map_put(&model->threads, key, (uint64_t)tid, model->thread_count) != 0)
         return NULL;
     if (zm_map_put(&model->processes, model->current_host, (uint64_t)pid, 1) != 0)
@@ -164,21 +191,25 @@ static int complete_call(struct zm_model *model, const struct zm_thread *thread,
     }
     if (synthetic)
         model->anomalies.synthetic_closes++;
-    if (zm_stats_add_api(model->stats, function, thread->host, thread->pid, thread->tid,
-                         end_ns - start_ns, result) != 0)
-        return -1;
-    if (model->timeline)
-        return zm_timeline_api_span(model->timeline, thread->host, thread->pid, thread->tid,
-                                    function, start_ns, end_ns, result, synthetic);
-    return 0;
+    if (!model->sink.api_span)
+        return 0;
+    struct zm_api_span span = {
+        .host = thread->host,
+        .pid = thread->pid,
+        .tid = thread->tid,
+        .function = function,
+        .start_ns = start_ns,
+        .end_ns = end_ns,
+        .result = result,
+        .synthetic = synthetic,
+    };
+    return model->sink.api_span(model->sink.context, &span);
 }
 
 static int api_entry(struct zm_thread *thread, const struct zm_event *event)
 {
-    void *stack = thread->stack;
-    if (reserve(&stack, &thread->capacity, thread->depth, sizeof(struct open_call)) != 0)
+    if (ZM_GROW(thread->stack, thread->capacity, thread->depth + 1, 16) != 0)
         return -1;
-    thread->stack = stack;
     thread->stack[thread->depth++] = (struct open_call){event->function, event->ns, event->list};
     return 0;
 }
@@ -215,7 +246,7 @@ static int api_call(struct zm_model *model, struct zm_thread *thread, const stru
 static struct zm_device *device_for(struct zm_model *model, int64_t pid, uint64_t handle)
 {
     uint64_t *index =
-        zm_map_find(&model->device_index, process_key(model->current_host, pid), handle);
+        zm_map_find(&model->device_index, zm_map_process_key(model->current_host, pid), handle);
     return index ? &model->devices[*index] : NULL;
 }
 
@@ -224,10 +255,8 @@ static int device_properties(struct zm_model *model, const struct zm_event *even
     struct zm_device *device = device_for(model, event->pid, event->device);
     if (device) /* repeated: the first one stands */
         return 0;
-    void *devices = model->devices;
-    if (reserve(&devices, &model->device_capacity, model->device_count, sizeof(*device)) != 0)
+    if (ZM_GROW(model->devices, model->device_capacity, model->device_count + 1, 16) != 0)
         return -1;
-    model->devices = devices;
     const char *name = zm_intern(&model->names, event->name ? event->name : "device");
     const char *uuid = zm_intern(&model->names, event->uuid ? event->uuid : "");
     if (!name || !uuid)
@@ -239,18 +268,15 @@ static int device_properties(struct zm_model *model, const struct zm_event *even
     if (label && uuid[0]) {
         label_index = (uint32_t)*label;
     } else {
-        void *labels = model->labels;
-        if (reserve(&labels, &model->label_capacity, model->label_count, sizeof(*model->labels)) !=
-            0)
+        if (ZM_GROW(model->labels, model->label_capacity, model->label_count + 1, 16) != 0)
             return -1;
-        model->labels = labels;
         label_index = (uint32_t)model->label_count++;
         model->labels[label_index] = (struct zm_device_label){model->current_host, uuid, name};
         if (zm_map_put(&model->label_index, model->current_host, (uint64_t)(uintptr_t)uuid,
                        label_index) != 0)
             return -1;
     }
-    if (zm_map_put(&model->device_index, process_key(model->current_host, event->pid),
+    if (zm_map_put(&model->device_index, zm_map_process_key(model->current_host, event->pid),
                    event->device, model->device_count) != 0)
         return -1;
     device = &model->devices[model->device_count++];
@@ -277,15 +303,12 @@ static int append(struct zm_model *model, struct zm_thread *thread, const struct
         index = model->free_append - 1;
         model->free_append = model->append_list[index].next_free;
     } else {
-        void *list = model->append_list;
-        if (reserve(&list, &model->append_capacity, model->append_count,
-                    sizeof(struct zm_append)) != 0)
+        if (ZM_GROW(model->append_list, model->append_capacity, model->append_count + 1, 16) != 0)
             return -1;
-        model->append_list = list;
         index = model->append_count++;
     }
     int64_t entry_ns = thread->depth ? thread->stack[thread->depth - 1].start_ns : previous_ns;
-    uint64_t key = process_key(model->current_host, event->pid);
+    uint64_t key = zm_map_process_key(model->current_host, event->pid);
     model->append_list[index] = (struct zm_append){.name = name,
                                                    .entry_ns = entry_ns,
                                                    .append_ns = event->ns,
@@ -312,7 +335,10 @@ static void forget_append(struct zm_model *model, uint64_t key, uint64_t call_id
     if (append->list_prev) {
         model->append_list[append->list_prev - 1].list_next = append->list_next;
     } else if (append->list_next) {
-        zm_map_put(&model->list_appends, key, append->list, append->list_next);
+        /* It was the list's first append (the one the map names): the next one is now. */
+        uint64_t *head = zm_map_find(&model->list_appends, key, append->list);
+        if (head)
+            *head = append->list_next;
     } else {
         zm_map_remove(&model->list_appends, key, append->list);
     }
@@ -325,7 +351,7 @@ static void forget_append(struct zm_model *model, uint64_t key, uint64_t call_id
 /* The list was destroyed or reset: none of its appends will execute again. */
 static void forget_list(struct zm_model *model, int64_t pid, uint64_t list)
 {
-    uint64_t key = process_key(model->current_host, pid);
+    uint64_t key = zm_map_process_key(model->current_host, pid);
     uint64_t *head;
     while ((head = zm_map_find(&model->list_appends, key, list)) != NULL) {
         size_t index = (size_t)*head - 1;
@@ -335,7 +361,7 @@ static void forget_list(struct zm_model *model, int64_t pid, uint64_t list)
 
 static int device_timing(struct zm_model *model, const struct zm_event *event)
 {
-    uint64_t key = process_key(model->current_host, event->pid);
+    uint64_t key = zm_map_process_key(model->current_host, event->pid);
     uint64_t *found = zm_map_find(&model->appends, key, event->call_id);
     size_t index = found ? (size_t)*found : 0;
     bool immediate = event->execution == 0;
@@ -428,11 +454,11 @@ int zm_model_event(struct zm_model *model, const struct zm_event *event)
     case ZM_EVENT_DEVICE_TIMING:
         return device_timing(model, event);
     case ZM_EVENT_FRAME: {
-        struct remote_key key = {event->session, event->worker, event->sequence};
-        if (remote_set_add(&model->frames, event->frame_mark, &key, (int)model->current_host,
-                           event->pid, event->ns) == 0)
+        struct zm_remote_key key = {event->session, event->worker, event->sequence};
+        if (zm_remote_index_add(model->frames, event->frame_mark, &key, (int)model->current_host,
+                                event->pid, event->ns) == 0)
             return 0;
-        snprintf(model->error, sizeof(model->error), "%s", model->frames.error);
+        snprintf(model->error, sizeof(model->error), "%s", zm_remote_index_error(model->frames));
         return -1;
     }
     default:
@@ -466,33 +492,30 @@ static int convert_spool(struct zm_model *model)
                          model->rate_ppm, &conversion);
         if (conversion.inverted)
             model->anomalies.inverted_intervals++;
-        if (zm_stats_add_device(model->stats, record.name, device->host, device->label,
-                                conversion.duration_ns) != 0)
-            return -1;
-        if (!conversion.anchored) {
+        if (!conversion.anchored)
             model->anomalies.unanchored_timings++;
+        if (!model->sink.device_span)
             continue;
-        }
-        if (model->timeline) {
-            struct zm_device_span span = {
-                .host = device->host,
-                .pid = record.pid,
-                .device_label = device->label,
-                .device_name = device->name,
-                .queue = record.queue,
-                .name = record.name,
-                .start_ns = conversion.start_ns,
-                .end_ns = conversion.end_ns,
-                .uncertainty_ns = conversion.uncertainty_ns,
-                .call_id = record.call_id,
-                .execution = record.execution,
-                .linked = record.linked != 0,
-                .api_tid = record.api_tid,
-                .append_ns = record.append_ns,
-            };
-            if (zm_timeline_device_span(model->timeline, &span) != 0)
-                return -1;
-        }
+        struct zm_device_span span = {
+            .host = device->host,
+            .pid = record.pid,
+            .device_label = device->label,
+            .device_name = device->name,
+            .queue = record.queue,
+            .name = record.name,
+            .anchored = conversion.anchored,
+            .start_ns = conversion.start_ns,
+            .end_ns = conversion.end_ns,
+            .uncertainty_ns = conversion.uncertainty_ns,
+            .duration_ns = conversion.duration_ns,
+            .call_id = record.call_id,
+            .execution = record.execution,
+            .linked = record.linked != 0,
+            .api_tid = record.api_tid,
+            .append_ns = record.append_ns,
+        };
+        if (model->sink.device_span(model->sink.context, &span) != 0)
+            return -1;
     }
     rewind(model->spool);
     if (ftruncate(fileno(model->spool), 0) != 0)
@@ -521,9 +544,76 @@ int zm_model_end_host(struct zm_model *model)
     zm_map_release(&model->list_appends);
     model->append_count = 0;
     model->free_append = 0;
-    if (model->timeline)
-        return zm_timeline_end_host(model->timeline);
+    if (model->sink.end_host)
+        return model->sink.end_host(model->sink.context);
     return 0;
+}
+
+const char *zm_model_intern(struct zm_model *model, const char *text, size_t length)
+{
+    return zm_intern_n(&model->names, text, length);
+}
+
+const char *zm_model_error(const struct zm_model *model)
+{
+    return model->error;
+}
+
+uint64_t zm_model_zeprof_events(const struct zm_model *model)
+{
+    return model->zeprof_events;
+}
+
+const struct zm_anomalies *zm_model_anomalies(const struct zm_model *model)
+{
+    return &model->anomalies;
+}
+
+void zm_model_set_placement_anomalies(struct zm_model *model, uint64_t dropped_windows,
+                                      uint64_t incomplete_frames)
+{
+    model->anomalies.dropped_windows = dropped_windows;
+    model->anomalies.incomplete_frames = incomplete_frames;
+}
+
+uint32_t zm_model_host_count(const struct zm_model *model)
+{
+    return model->host_count;
+}
+
+const struct zm_host *zm_model_host(const struct zm_model *model, uint32_t host)
+{
+    return &model->hosts[host];
+}
+
+size_t zm_model_device_count(const struct zm_model *model)
+{
+    return model->device_count;
+}
+
+const struct zm_device *zm_model_device(const struct zm_model *model, size_t device)
+{
+    return &model->devices[device];
+}
+
+size_t zm_model_device_label_count(const struct zm_model *model)
+{
+    return model->label_count;
+}
+
+const struct zm_device_label *zm_model_device_label(const struct zm_model *model, uint32_t label)
+{
+    return &model->labels[label];
+}
+
+const struct zm_remote_index *zm_model_frames(const struct zm_model *model)
+{
+    return model->frames;
+}
+
+size_t zm_model_pending_appends(const struct zm_model *model)
+{
+    return model->appends.count;
 }
 
 size_t zm_model_process_count(const struct zm_model *model)

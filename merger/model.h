@@ -20,25 +20,23 @@
  * - A regular list's appends are kept for its executions until zeCommandListDestroy or
  *   zeCommandListReset of that list returns (the shim drains the list inside those calls).
  * - Unknown events are counted; discarded events/packets reported by babeltrace2 are summed.
- * - Frame marks (zeprof_frame) are collected for placement (remote.h); a frame dispatched or served
- *   twice is a refusal: zm_model_event fails with `error` set.
- * Completed spans go to the statistics (always) and to the timeline (when one is written).
- * The model owns its threads, devices, appends, spool and name pool; it borrows stats and timeline.
+ * - Frame marks (zeprof_frame) are collected for placement (remote_index.h); a frame dispatched
+ *   or served twice is a refusal: zm_model_event fails and zm_model_error says why.
+ * Completed spans (span.h) go to the sink the caller gives: the model knows no consumer.
+ * The model owns its threads, devices, appends, spool, name pool and frame index; it borrows the
+ * sink's context.
  */
 #ifndef ZM_MODEL_H
 #define ZM_MODEL_H
 
 #include "clock.h"
-#include "intern.h"
-#include "map.h"
-#include "remote.h"
-#include "stats.h"
+#include "must_check.h"
+#include "remote_index.h"
+#include "span.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
-
-struct zm_timeline;
 
 enum zm_event_kind {
     ZM_EVENT_API_ENTRY,
@@ -55,7 +53,7 @@ enum zm_event_kind {
 };
 
 /* One decoded event, as the reader (or a unit test) hands it to the model. Strings are borrowed
- * for the duration of the call; `function` must come from the model's intern pool. */
+ * for the duration of the call; `function` must come from zm_model_intern. */
 struct zm_event {
     enum zm_event_kind kind;
     int64_t ns; /* trace time: ns from the clock's origin */
@@ -72,7 +70,7 @@ struct zm_event {
     /* zeprof_frame: the key and which mark */
     uint64_t session, sequence;
     uint32_t worker;
-    enum remote_mark frame_mark;
+    enum zm_remote_mark frame_mark;
 };
 
 struct zm_anomalies {
@@ -111,56 +109,52 @@ struct zm_host {
     bool seen_event;
 };
 
-struct zm_model {
-    struct zm_intern names;       /* Owned by this */
-    struct zm_stats *stats;       /* Weak */
-    struct zm_timeline *timeline; /* Weak, may be NULL */
-    uint64_t rate_ppm;
-    struct zm_anomalies anomalies;
-    uint64_t zeprof_events; /* events from zeprof's providers: none means another tracer */
+/* Opaque: read and changed through the functions below only. */
+struct zm_model;
 
-    struct zm_host *hosts; /* Owned by this */
-    uint32_t host_count, current_host;
+/* A model with no host yet; `sink` is copied, its context borrowed until zm_model_free. NULL when
+ * out of memory or without a temporary file for the spool. */
+ZM_MUST_CHECK struct zm_model *zm_model_new(const struct zm_span_sink *sink, uint64_t rate_ppm);
+/* Frees the model and everything it owns (NULL: nothing). */
+void zm_model_free(struct zm_model *model);
 
-    struct zm_map threads;         /* (host<<32|pid, tid) -> index into thread_list */
-    struct zm_thread *thread_list; /* Owned by this */
-    size_t thread_count, thread_capacity;
-    size_t last_thread;      /* index + 1 of the thread of the previous event, 0: none */
-    struct zm_map processes; /* (host, pid) -> 1 */
-
-    struct zm_map device_index; /* (host<<32|pid, handle) -> index into devices */
-    struct zm_device *devices;  /* Owned by this */
-    size_t device_count, device_capacity;
-    struct zm_map label_index;      /* (host, interned uuid) -> label */
-    struct zm_device_label *labels; /* Owned by this */
-    size_t label_count, label_capacity;
-
-    struct zm_map appends;         /* (host<<32|pid, call_id) -> index into append_list */
-    struct zm_append *append_list; /* Owned by this */
-    size_t append_count, append_capacity;
-    size_t free_append;         /* head of the free list (index + 1), 0 when empty */
-    struct zm_map list_appends; /* (host<<32|pid, list) -> first append of the list (index + 1) */
-    const char *list_destroy, *list_reset; /* Weak: interned function names */
-
-    FILE *spool; /* Owned by this: raw device timings of the current host */
-    uint64_t spooled;
-
-    struct remote_set frames; /* Owned by this: every frame mark, for placement */
-    char error[256];          /* why zm_model_event failed, when it is not memory or I/O */
-};
-
-int zm_model_init(struct zm_model *model, struct zm_stats *stats, struct zm_timeline *timeline,
-                  uint64_t rate_ppm);
-void zm_model_release(struct zm_model *model);
 /* Starts a host (one trace directory); returns its index or -1. */
-int zm_model_begin_host(struct zm_model *model, const char *hostname, const char *path);
-/* Feeds one event of the current host; -1 on out of memory or I/O error. */
-int zm_model_event(struct zm_model *model, const struct zm_event *event);
+ZM_MUST_CHECK int zm_model_begin_host(struct zm_model *model, const char *hostname,
+                                      const char *path);
+/* Feeds one event of the current host; -1 on out of memory or I/O error, or on a refusal
+ * (zm_model_error says which). */
+ZM_MUST_CHECK int zm_model_event(struct zm_model *model, const struct zm_event *event);
 void zm_model_discarded(struct zm_model *model, uint64_t count, bool packets);
 /* Closes what is left open and converts the host's device work; -1 on error. */
-int zm_model_end_host(struct zm_model *model);
-/* Distinct processes, threads and devices seen (for the tally's header). */
+ZM_MUST_CHECK int zm_model_end_host(struct zm_model *model);
+
+/* The model's copy of the first `length` bytes of `text` (an event's function name, for
+ * zm_event.function), alive until zm_model_free; NULL when out of memory. */
+ZM_MUST_CHECK const char *zm_model_intern(struct zm_model *model, const char *text, size_t length);
+/* Why zm_model_event last failed when it was a refusal, or "" (memory or I/O). */
+const char *zm_model_error(const struct zm_model *model);
+/* Events from zeprof's providers so far: none means another tracer's trace. */
+uint64_t zm_model_zeprof_events(const struct zm_model *model);
+const struct zm_anomalies *zm_model_anomalies(const struct zm_model *model);
+/* The anomalies that placement finds (placement.h), once every host is read. */
+void zm_model_set_placement_anomalies(struct zm_model *model, uint64_t dropped_windows,
+                                      uint64_t incomplete_frames);
+
+/* Hosts, devices and labels, each numbered from 0 (spans and statistics rows carry the
+ * numbers); the records are borrowed from the model and valid until its next change. */
+uint32_t zm_model_host_count(const struct zm_model *model);
+const struct zm_host *zm_model_host(const struct zm_model *model, uint32_t host);
+size_t zm_model_device_count(const struct zm_model *model);
+const struct zm_device *zm_model_device(const struct zm_model *model, size_t device);
+size_t zm_model_device_label_count(const struct zm_model *model);
+const struct zm_device_label *zm_model_device_label(const struct zm_model *model, uint32_t label);
+/* Every frame mark read, for placement. */
+const struct zm_remote_index *zm_model_frames(const struct zm_model *model);
+
+/* Distinct processes and threads seen (for the tally's header). */
 size_t zm_model_process_count(const struct zm_model *model);
 size_t zm_model_thread_count(const struct zm_model *model);
+/* Appends of the current host still awaiting a timing (what memory grows with). */
+size_t zm_model_pending_appends(const struct zm_model *model);
 
 #endif

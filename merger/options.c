@@ -1,3 +1,4 @@
+/* options: zeprof-merge's command line (options.h). */
 #include "options.h"
 
 #include <errno.h>

@@ -5,6 +5,8 @@
 #ifndef ZM_OPTIONS_H
 #define ZM_OPTIONS_H
 
+#include "must_check.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -24,8 +26,8 @@ struct zm_options {
 enum zm_options_status { ZM_OPTIONS_OK, ZM_OPTIONS_ERROR };
 
 /* Fills `options`; on error writes a one-line reason (without newline) into `reason`. */
-enum zm_options_status zm_options_parse(struct zm_options *options, int argc, char **argv,
-                                        char *reason, int reason_size);
+ZM_MUST_CHECK enum zm_options_status zm_options_parse(struct zm_options *options, int argc,
+                                                      char **argv, char *reason, int reason_size);
 /* The --help text. */
 const char *zm_options_usage(void);
 

@@ -1,6 +1,6 @@
 /*
  * placement: puts every host's trace time on one axis (docs/interface.md, metadata.hosts and
- * metadata.remote_windows), from the frames the model collected (remote.h does the math).
+ * metadata.remote_windows), from the frames the model collected (remote_solver.h does the math).
  *
  * A single host is the axis ("single"). With several, the host that dispatches and is not served is
  * the axis, peers reached by frames are "placed" (or "observed" when their own clock already fits),
@@ -10,7 +10,8 @@
 #ifndef ZM_PLACEMENT_H
 #define ZM_PLACEMENT_H
 
-#include "remote.h"
+#include "must_check.h"
+#include "remote_solver.h"
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -19,22 +20,22 @@
 struct zm_host_placement {
     const char *hostname; /* Weak */
     const char *role;     /* "axis", "placed", "observed" or "unplaced" (static) */
-    const char *method;   /* Weak: points into `result` or static */
+    const char *method;   /* Weak: points into `solver` or static */
     int64_t offset_ns, bound_ns, reference_ns;
 };
 
 struct zm_placement {
     struct zm_host_placement *hosts; /* Owned by this */
     uint32_t count;
-    struct remote_result result;    /* Owned by this */
-    struct remote_cursor *cursors;  /* Owned by this: two per host (axis, bound) */
+    struct zm_remote_solver *solver;  /* Owned by this */
+    struct zm_remote_cursor *cursors; /* Owned by this: two per host (axis, bound) */
 };
 
 /* Solves the placement. 0, or -1 with "Failed to place hosts: reason=…" in `reason` (frames that
  * form a cycle, out of memory). */
-int zm_placement_compute(struct zm_placement *placement, const char *const *hostnames,
-                         uint32_t host_count, const struct remote_set *frames,
-                         uint64_t max_rate_ppm, char *reason, int reason_size);
+ZM_MUST_CHECK int zm_placement_compute(struct zm_placement *placement, const char *const *hostnames,
+                                       uint32_t host_count, const struct zm_remote_index *frames,
+                                       uint64_t max_rate_ppm, char *reason, int reason_size);
 void zm_placement_release(struct zm_placement *placement);
 /* A host's trace time on the axis (unplaced hosts keep their own time); *bound_ns may be NULL. */
 int64_t zm_placement_axis(void *placement, uint32_t host, int64_t host_ns, int64_t *bound_ns);
@@ -42,8 +43,8 @@ int64_t zm_placement_axis(void *placement, uint32_t host, int64_t host_ns, int64
 int64_t zm_placement_bound(void *placement, uint32_t host, int64_t axis_ns);
 bool zm_placement_placed(void *placement, uint32_t host);
 /* metadata.hosts and metadata.remote_windows: new JSON arrays. */
-json_t *zm_placement_to_json(const struct zm_placement *placement);
-json_t *zm_placement_windows_json(struct zm_placement *placement);
+ZM_MUST_CHECK json_t *zm_placement_to_json(const struct zm_placement *placement);
+ZM_MUST_CHECK json_t *zm_placement_windows_json(struct zm_placement *placement);
 /* The anomalies placement found: dropped windows, frames with a side missing. */
 uint64_t zm_placement_dropped(const struct zm_placement *placement);
 uint64_t zm_placement_incomplete(const struct zm_placement *placement);

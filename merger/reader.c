@@ -1,6 +1,8 @@
+/* reader: one trace directory through a babeltrace2 graph into the model (reader.h). */
 #include "reader.h"
 
 #include "dump.h"
+#include "grow.h"
 #include "map.h"
 #include "supervise.h"
 #include "validate.h"
@@ -59,7 +61,7 @@ struct class_info {
     bool member_signed[M_COUNT];
     int vpid, vtid; /* common context member index, or -1 */
     const char *invalid; /* why events of this class cannot be read, or NULL (static text) */
-    enum remote_mark frame_mark; /* ZM_EVENT_FRAME: which of the four marks */
+    enum zm_remote_mark frame_mark; /* ZM_EVENT_FRAME: which of the four marks */
 };
 
 struct reader {
@@ -67,10 +69,11 @@ struct reader {
     FILE *dump;
     const char *path;
     bool host_started;
+    uint32_t host;              /* the model's number of this host, once started */
     const char *hostname;       /* Weak: the trace's environment */
     struct zm_map class_index;  /* event class pointer -> index into classes */
     struct class_info *classes; /* Owned by this */
-    size_t class_count;
+    size_t class_count, class_capacity;
     bool failed; /* the model failed (out of memory, I/O), or `why` says what was wrong */
     char why[200]; /* a reason of the reader's own (bad field types, timestamps), or "" */
 };
@@ -159,7 +162,7 @@ static enum zm_event_kind classify(struct reader *reader, const char *full, cons
     return ZM_EVENT_UNKNOWN;
 api:
     if (has_suffix(event, length, "_entry", &stem) || has_suffix(event, length, "_exit", &stem)) {
-        *function = zm_intern_n(&reader->model->names, event, stem);
+        *function = zm_model_intern(reader->model, event, stem);
         if (!*function) {
             reader->failed = true;
             return ZM_EVENT_UNKNOWN;
@@ -169,7 +172,7 @@ api:
     }
     /* One-event calls (docs/tracepoints.md): `_call`, or `_call_full` in full mode. */
     if (has_suffix(event, length, "_call", &stem) || has_suffix(event, length, "_call_full", &stem)) {
-        *function = zm_intern_n(&reader->model->names, event, stem);
+        *function = zm_model_intern(reader->model, event, stem);
         if (!*function) {
             reader->failed = true;
             return ZM_EVENT_UNKNOWN;
@@ -181,15 +184,15 @@ api:
     return ZM_EVENT_UNKNOWN;
 }
 
-/* "zeprof_frame:serve_end" -> REMOTE_SERVE_END (classify() accepted the name already). */
-static enum remote_mark frame_mark_of(const char *full)
+/* "zeprof_frame:serve_end" -> ZM_REMOTE_SERVE_END (classify() accepted the name already). */
+static enum zm_remote_mark frame_mark_of(const char *full)
 {
     const char *event = strchr(full, ':') + 1;
     bool serve = strncmp(event, "serve", 5) == 0;
     bool end = strcmp(event + (serve ? 5 : 8), "_end") == 0;
     if (serve)
-        return end ? REMOTE_SERVE_END : REMOTE_SERVE_BEGIN;
-    return end ? REMOTE_DISPATCH_END : REMOTE_DISPATCH_BEGIN;
+        return end ? ZM_REMOTE_SERVE_END : ZM_REMOTE_SERVE_BEGIN;
+    return end ? ZM_REMOTE_DISPATCH_END : ZM_REMOTE_DISPATCH_BEGIN;
 }
 
 static const struct class_info *class_info_for(struct reader *reader, const bt_event *event)
@@ -198,12 +201,9 @@ static const struct class_info *class_info_for(struct reader *reader, const bt_e
     uint64_t *found = zm_map_find(&reader->class_index, (uint64_t)(uintptr_t)event_class, 0);
     if (found)
         return &reader->classes[*found];
-    struct class_info *classes =
-        realloc(reader->classes, (reader->class_count + 1) * sizeof(*classes));
-    if (!classes)
+    if (ZM_GROW(reader->classes, reader->class_capacity, reader->class_count + 1, 16) != 0)
         return NULL;
-    reader->classes = classes;
-    struct class_info *info = &classes[reader->class_count];
+    struct class_info *info = &reader->classes[reader->class_count];
     memset(info, 0, sizeof(*info));
     const char *name = bt_event_class_get_name(event_class);
     info->kind = classify(reader, name ? name : "", &info->function);
@@ -293,7 +293,11 @@ static int start_host(struct reader *reader)
     if (reader->host_started)
         return 0;
     reader->host_started = true;
-    return zm_model_begin_host(reader->model, reader->hostname, reader->path) < 0 ? -1 : 0;
+    int host = zm_model_begin_host(reader->model, reader->hostname, reader->path);
+    if (host < 0)
+        return -1;
+    reader->host = (uint32_t)host;
+    return 0;
 }
 
 static int handle_event(struct reader *reader, const bt_message *message)
@@ -322,8 +326,8 @@ static int handle_event(struct reader *reader, const bt_message *message)
         decoded.start_ns = call_start_ns(snapshot, ns, integer_member(payload, info, M_CALL_START));
     }
     if (reader->dump)
-        zm_dump_event(reader->dump, reader->model->hosts[reader->model->current_host].hostname, ns,
-                      event, info->kind == ZM_EVENT_API_CALL ? &decoded.start_ns : NULL);
+        zm_dump_event(reader->dump, zm_model_host(reader->model, reader->host)->hostname, ns, event,
+                      info->kind == ZM_EVENT_API_CALL ? &decoded.start_ns : NULL);
     if (info->kind == ZM_EVENT_UNKNOWN)
         return zm_model_event(reader->model, &decoded);
     const bt_field *context = bt_event_borrow_common_context_field_const(event);
@@ -469,7 +473,7 @@ static bt_graph_simple_sink_component_consume_func_status consume(bt_message_ite
 
 /* nftw has no context argument: the directories found by the current walk. */
 static char **trace_dirs;
-static size_t trace_dir_count;
+static size_t trace_dir_count, trace_dir_capacity;
 static bool walk_failed;
 static char *walk_unreadable; /* the first directory or file the walk could not read */
 static int walk_errno;
@@ -488,16 +492,12 @@ static int look_for_metadata(const char *path, const struct stat *info, int type
     }
     if (type != FTW_F || strcmp(path + where->base, "metadata") != 0)
         return 0;
-    char **dirs = realloc(trace_dirs, (trace_dir_count + 1) * sizeof(*dirs));
     char *dir = strndup(path, where->base > 0 ? (size_t)where->base - 1 : 0);
-    if (!dirs || !dir) {
+    if (!dir || ZM_GROW(trace_dirs, trace_dir_capacity, trace_dir_count + 1, 16) != 0) {
         free(dir);
-        if (dirs)
-            trace_dirs = dirs;
         walk_failed = true;
         return 1;
     }
-    trace_dirs = dirs;
     trace_dirs[trace_dir_count++] = dir;
     return 0;
 }
@@ -508,7 +508,7 @@ static void forget_trace_dirs(void)
         free(trace_dirs[i]);
     free(trace_dirs);
     trace_dirs = NULL;
-    trace_dir_count = 0;
+    trace_dir_count = trace_dir_capacity = 0;
     walk_failed = false;
     free(walk_unreadable);
     walk_unreadable = NULL;
@@ -582,7 +582,8 @@ int zm_reader_read(const char *path, struct zm_model *model, FILE *dump, bool ve
     const bt_plugin *ctf = NULL, *utils = NULL;
     bt_value *params = NULL;
     char *resolved = NULL;
-    uint64_t events_before = model->zeprof_events, unknown_before = model->anomalies.unknown_events;
+    uint64_t events_before = zm_model_zeprof_events(model);
+    uint64_t unknown_before = zm_model_anomalies(model)->unknown_events;
 
     struct stat info;
     if (stat(path, &info) != 0) {
@@ -610,7 +611,7 @@ int zm_reader_read(const char *path, struct zm_model *model, FILE *dump, bool ve
     }
     if (walk_unreadable) {
         char shown[200];
-        zm_escape_line(shown, sizeof(shown), walk_unreadable);
+        zm_supervise_escape_line(shown, sizeof(shown), walk_unreadable);
         snprintf(why, sizeof(why), "cannot read %s (%s)", shown, strerror(walk_errno));
         goto end;
     }
@@ -708,17 +709,17 @@ int zm_reader_read(const char *path, struct zm_model *model, FILE *dump, bool ve
     if (reader.failed) {
         bt_current_thread_clear_error();
         snprintf(why, sizeof(why), "%s",
-                 reader.why[0]    ? reader.why
-                 : model->error[0] ? model->error
-                                   : "out of memory or temporary file error");
+                 reader.why[0]              ? reader.why
+                 : zm_model_error(model)[0] ? zm_model_error(model)
+                                            : "out of memory or temporary file error");
         goto end;
     }
     if (run != BT_GRAPH_RUN_STATUS_OK) {
         babeltrace_reason(why, sizeof(why), "cannot decode the trace (truncated or corrupt?)");
         goto end;
     }
-    if (model->zeprof_events == events_before) {
-        if (model->anomalies.unknown_events > unknown_before)
+    if (zm_model_zeprof_events(model) == events_before) {
+        if (zm_model_anomalies(model)->unknown_events > unknown_before)
             snprintf(why, sizeof(why), "no zeprof events (a trace from another tracer?)");
         else
             snprintf(why, sizeof(why), "no zeprof events (empty trace)");
@@ -732,7 +733,7 @@ int zm_reader_read(const char *path, struct zm_model *model, FILE *dump, bool ve
 end:
     if (status != 0) {
         char shown[1024];
-        zm_escape_line(shown, sizeof(shown), path);
+        zm_supervise_escape_line(shown, sizeof(shown), path);
         snprintf(reason, (size_t)reason_size, "Failed to read trace: path=%s, reason=%s", shown,
                  why);
     }

@@ -14,6 +14,7 @@
 #define ZM_READER_H
 
 #include "model.h"
+#include "must_check.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -21,7 +22,7 @@
 /* Quiets libbabeltrace2 (call once, before any graph). */
 void zm_reader_setup(void);
 /* Reads `path` into `model` as a new host. 0 on success; -1 with `reason` filled. */
-int zm_reader_read(const char *path, struct zm_model *model, FILE *dump, bool verbose, char *reason,
-                   int reason_size);
+ZM_MUST_CHECK int zm_reader_read(const char *path, struct zm_model *model, FILE *dump, bool verbose,
+                                 char *reason, int reason_size);
 
 #endif

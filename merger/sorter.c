@@ -1,4 +1,7 @@
+/* sorter: external merge sort of timeline records in bounded memory (sorter.h). */
 #include "sorter.h"
+
+#include "grow.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -60,14 +63,12 @@ int zm_sorter_flush(struct zm_sorter *sorter)
 {
     if (sorter->count == 0)
         return 0;
-    struct zm_sorter_run *runs = realloc(sorter->runs, (sorter->run_count + 1) * sizeof(*runs));
-    if (!runs)
+    if (ZM_GROW(sorter->runs, sorter->run_capacity, sorter->run_count + 1, 8) != 0)
         return -1;
-    sorter->runs = runs;
     FILE *file = tmpfile();
     if (!file)
         return -1;
-    runs[sorter->run_count++] = (struct zm_sorter_run){.file = file};
+    sorter->runs[sorter->run_count++] = (struct zm_sorter_run){.file = file};
     arena_base = sorter->arena;
     qsort(sorter->offsets, sorter->count, sizeof(*sorter->offsets), compare_offsets);
     for (size_t i = 0; i < sorter->count; i++) {
@@ -96,14 +97,8 @@ int zm_sorter_add(struct zm_sorter *sorter, int64_t key, uint32_t host, const vo
         return -1;
     if (sorter->used + size > sorter->budget && zm_sorter_flush(sorter) != 0)
         return -1;
-    if (sorter->count == sorter->capacity) {
-        size_t capacity = sorter->capacity ? sorter->capacity * 2 : 4096;
-        size_t *offsets = realloc(sorter->offsets, capacity * sizeof(*offsets));
-        if (!offsets)
-            return -1;
-        sorter->offsets = offsets;
-        sorter->capacity = capacity;
-    }
+    if (ZM_GROW(sorter->offsets, sorter->capacity, sorter->count + 1, 4096) != 0)
+        return -1;
     struct record_header header = {key, sorter->next_seq++, host, length};
     memcpy(sorter->arena + sorter->used, &header, sizeof(header));
     memcpy(sorter->arena + sorter->used + sizeof(header), payload, length);
@@ -120,13 +115,8 @@ static int run_next(struct zm_sorter_run *run, zm_sorter_axis_fn axis, void *con
     size_t got = fread(&run->head, sizeof(run->head), 1, run->file);
     if (got != 1)
         return ferror(run->file) ? -1 : 0;
-    if (run->head.length > run->payload_capacity) {
-        char *payload = realloc(run->payload, run->head.length);
-        if (!payload)
-            return -1;
-        run->payload = payload;
-        run->payload_capacity = run->head.length;
-    }
+    if (ZM_GROW(run->payload, run->payload_capacity, run->head.length, 64) != 0)
+        return -1;
     if (run->head.length && fread(run->payload, run->head.length, 1, run->file) != 1)
         return -1;
     run->axis_key = axis(context, run->head.host, run->head.key);

@@ -11,6 +11,8 @@
 #ifndef ZM_SORTER_H
 #define ZM_SORTER_H
 
+#include "must_check.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -24,7 +26,7 @@ struct zm_sorter {
     size_t count, capacity;
     uint64_t next_seq;
     struct zm_sorter_run *runs; /* Owned by this */
-    size_t run_count;
+    size_t run_count, run_capacity;
 };
 
 /* Moves a host-local key onto the common axis (must be monotonic per host). */
@@ -33,14 +35,14 @@ typedef int64_t (*zm_sorter_axis_fn)(void *context, uint32_t host, int64_t key);
 typedef int (*zm_sorter_emit_fn)(void *context, int64_t axis_key, uint32_t host,
                                  const void *payload, uint32_t length);
 
-int zm_sorter_init(struct zm_sorter *sorter, size_t budget_bytes);
+ZM_MUST_CHECK int zm_sorter_init(struct zm_sorter *sorter, size_t budget_bytes);
 void zm_sorter_release(struct zm_sorter *sorter);
-int zm_sorter_add(struct zm_sorter *sorter, int64_t key, uint32_t host, const void *payload,
-                  uint32_t length);
+ZM_MUST_CHECK int zm_sorter_add(struct zm_sorter *sorter, int64_t key, uint32_t host,
+                                const void *payload, uint32_t length);
 /* Ends the current run (call when the host changes). -1 on I/O error. */
-int zm_sorter_flush(struct zm_sorter *sorter);
+ZM_MUST_CHECK int zm_sorter_flush(struct zm_sorter *sorter);
 /* Merges every run (flushing the arena first if other runs exist) into `emit`, in axis order. */
-int zm_sorter_merge(struct zm_sorter *sorter, zm_sorter_axis_fn axis, zm_sorter_emit_fn emit,
-                    void *context);
+ZM_MUST_CHECK int zm_sorter_merge(struct zm_sorter *sorter, zm_sorter_axis_fn axis,
+                                  zm_sorter_emit_fn emit, void *context);
 
 #endif

@@ -1,5 +1,7 @@
+/* stats: per-name rows of counts and durations (stats.h). */
 #include "stats.h"
 
+#include "grow.h"
 #include "supervise.h"
 
 #include <stdlib.h>
@@ -42,14 +44,8 @@ static struct zm_stat_row *row_for(struct zm_stat_table *table, const char *name
     uint64_t *index = zm_map_find(&table->index, (uint64_t)(uintptr_t)name, where);
     if (index)
         return &table->rows[*index];
-    if (table->count == table->capacity) {
-        size_t capacity = table->capacity ? table->capacity * 2 : 64;
-        struct zm_stat_row *rows = realloc(table->rows, capacity * sizeof(*rows));
-        if (!rows)
-            return NULL;
-        table->rows = rows;
-        table->capacity = capacity;
-    }
+    if (ZM_GROW(table->rows, table->capacity, table->count + 1, 64) != 0)
+        return NULL;
     if (zm_map_put(&table->index, (uint64_t)(uintptr_t)name, where, table->count) != 0)
         return NULL;
     struct zm_stat_row *row = &table->rows[table->count++];
@@ -68,14 +64,15 @@ static void add(struct zm_stat_row *row, int64_t duration_ns)
         row->max_ns = duration_ns;
 }
 
-int zm_stats_add_api(struct zm_stats *stats, const char *name, uint32_t host, int64_t pid,
-                     int64_t tid, int64_t duration_ns, uint32_t result)
+int zm_stats_add_api(struct zm_stats *stats, const struct zm_api_span *span)
 {
+    uint32_t host = span->host;
+    int64_t pid = span->pid, tid = span->tid;
     uint64_t where = 0;
     if (stats->extended) /* pid and tid fit 24 bits on Linux (pid_max <= 2^22) */
         where =
             (uint64_t)host << 48 | ((uint64_t)pid & 0xffffff) << 24 | ((uint64_t)tid & 0xffffff);
-    struct zm_stat_row *row = row_for(&stats->api, name, where);
+    struct zm_stat_row *row = row_for(&stats->api, span->function, where);
     if (!row)
         return -1;
     if (stats->extended) {
@@ -83,24 +80,23 @@ int zm_stats_add_api(struct zm_stats *stats, const char *name, uint32_t host, in
         row->pid = pid;
         row->tid = tid;
     }
-    add(row, duration_ns);
-    if (zm_stats_result_is_error(result))
+    add(row, span->end_ns - span->start_ns);
+    if (zm_stats_result_is_error(span->result))
         row->errors++;
     return 0;
 }
 
-int zm_stats_add_device(struct zm_stats *stats, const char *name, uint32_t host, uint32_t device,
-                        int64_t duration_ns)
+int zm_stats_add_device(struct zm_stats *stats, const struct zm_device_span *span)
 {
-    uint64_t where = stats->extended ? ((uint64_t)host << 32 | device) + 1 : 0;
-    struct zm_stat_row *row = row_for(&stats->device, name, where);
+    uint64_t where = stats->extended ? ((uint64_t)span->host << 32 | span->device_label) + 1 : 0;
+    struct zm_stat_row *row = row_for(&stats->device, span->name, where);
     if (!row)
         return -1;
     if (stats->extended) {
-        row->host = host;
-        row->device = device;
+        row->host = span->host;
+        row->device = span->device_label;
     }
-    add(row, duration_ns);
+    add(row, span->duration_ns);
     return 0;
 }
 

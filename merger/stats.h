@@ -9,6 +9,8 @@
 #define ZM_STATS_H
 
 #include "map.h"
+#include "must_check.h"
+#include "span.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -40,10 +42,10 @@ void zm_stats_release(struct zm_stats *stats);
 /* A Level Zero result counts as an error when it is one of the ZE_RESULT_ERROR_* codes (not
  * ZE_RESULT_NOT_READY, which polling returns all the time). */
 bool zm_stats_result_is_error(uint32_t result);
-int zm_stats_add_api(struct zm_stats *stats, const char *name, uint32_t host, int64_t pid,
-                     int64_t tid, int64_t duration_ns, uint32_t result);
-int zm_stats_add_device(struct zm_stats *stats, const char *name, uint32_t host, uint32_t device,
-                        int64_t duration_ns);
+/* Counts one span (span.h) in its row; -1 when out of memory. Every device span counts, placed
+ * in time or not (its duration is known either way). */
+ZM_MUST_CHECK int zm_stats_add_api(struct zm_stats *stats, const struct zm_api_span *span);
+ZM_MUST_CHECK int zm_stats_add_device(struct zm_stats *stats, const struct zm_device_span *span);
 /* Sorts a table's rows by total time, descending (ties: by name, then where). Invalidates the
  * index, so call it once, when all rows are in. */
 void zm_stats_sort(struct zm_stat_table *table);

@@ -1,3 +1,4 @@
+/* supervise: the merge in a watched child; crashes and stalls become one line (supervise.h). */
 #include "supervise.h"
 
 #include <errno.h>
@@ -84,7 +85,7 @@ FILE *zm_supervise_log(void)
     return log_stream ? log_stream : stderr;
 }
 
-void zm_escape_line(char *out, size_t size, const char *text)
+void zm_supervise_escape_line(char *out, size_t size, const char *text)
 {
     size_t n = 0;
     if (size == 0)

@@ -20,6 +20,8 @@
 #ifndef ZM_SUPERVISE_H
 #define ZM_SUPERVISE_H
 
+#include "must_check.h"
+
 #include <stdio.h>
 
 /* The work: returns the exit status (0, or 2 with `line` holding the one "Failed to …" line). */
@@ -28,7 +30,8 @@ typedef int (*zm_supervised_work)(void *context, char *line, int line_size);
 /* Runs `work` in a supervised child and returns the exit status for main(); prints the failure
  * line itself. `incomplete_output`: a failure is said to cut short what was printed (-t). Without
  * fork (or with ZEPROF_MERGE_UNSUPERVISED=1, for debugging) runs `work` in this process. */
-int zm_supervise(zm_supervised_work work, void *context, const char *incomplete_output);
+ZM_MUST_CHECK int zm_supervise(zm_supervised_work work, void *context,
+                               const char *incomplete_output);
 
 /* Child side; each does nothing outside a supervised child. */
 void zm_supervise_progress(void);
@@ -47,6 +50,6 @@ void zm_supervise_output_started(void);
 FILE *zm_supervise_log(void);
 
 /* `text` made safe for a one-line message: control characters as \n, \t, \xNN. */
-void zm_escape_line(char *out, size_t size, const char *text);
+void zm_supervise_escape_line(char *out, size_t size, const char *text);
 
 #endif

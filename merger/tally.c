@@ -1,3 +1,4 @@
+/* tally: the text and JSON tally (tally.h). */
 #include "tally.h"
 
 #include "utf8.h"
@@ -89,11 +90,12 @@ static void print_table(FILE *out, const struct zm_model *model, struct zm_stat_
         format_duration(min, sizeof(min), row->min_ns);
         format_duration(max, sizeof(max), row->max_ns);
         if (extended && device)
-            snprintf(where, sizeof(where), " | %-16s | %-20s", model->hosts[row->host].hostname,
-                     model->labels[row->device].name);
+            snprintf(where, sizeof(where), " | %-16s | %-20s",
+                     zm_model_host(model, row->host)->hostname,
+                     zm_model_device_label(model, row->device)->name);
         else if (extended)
             snprintf(where, sizeof(where), " | %-16s | %8" PRId64 " | %8" PRId64,
-                     model->hosts[row->host].hostname, row->pid, row->tid);
+                     zm_model_host(model, row->host)->hostname, row->pid, row->tid);
         fprintf(out, "%-*s%s | %10s | %6.2f%% | %10" PRIu64 " | %10s | %10s | %10s", name_width,
                 row->name, where, time, total ? 100.0 * (double)row->total_ns / (double)total : 0.0,
                 row->calls, average, min, max);
@@ -122,12 +124,12 @@ static void print_hosts(FILE *out, const struct zm_placement *placement)
 int zm_tally_print_text(FILE *out, const struct zm_model *model, struct zm_stats *stats,
                         const struct zm_placement *placement)
 {
+    uint32_t hosts = zm_model_host_count(model);
     size_t processes = zm_model_process_count(model), threads = zm_model_thread_count(model);
-    fprintf(out, "zeprof: %u %s, %zu %s, %zu %s, %zu %s\n\n", model->host_count,
-            plural(model->host_count, "host", "hosts"), processes,
-            plural(processes, "process", "processes"), threads,
-            plural(threads, "thread", "threads"), model->label_count,
-            plural(model->label_count, "device", "devices"));
+    size_t devices = zm_model_device_label_count(model);
+    fprintf(out, "zeprof: %u %s, %zu %s, %zu %s, %zu %s\n\n", hosts, plural(hosts, "host", "hosts"),
+            processes, plural(processes, "process", "processes"), threads,
+            plural(threads, "thread", "threads"), devices, plural(devices, "device", "devices"));
     print_hosts(out, placement);
     fputs("API calls\n", out);
     print_table(out, model, &stats->api, false, stats->extended);
@@ -135,7 +137,7 @@ int zm_tally_print_text(FILE *out, const struct zm_model *model, struct zm_stats
     print_table(out, model, &stats->device, true, stats->extended);
     bool any = false;
     for (size_t i = 0; i < sizeof(anomaly_fields) / sizeof(*anomaly_fields); i++) {
-        uint64_t value = anomaly_value(&model->anomalies, i);
+        uint64_t value = anomaly_value(zm_model_anomalies(model), i);
         if (!value)
             continue;
         fprintf(out, "%s%s=%" PRIu64, any ? ", " : "\nAnomalies: ", anomaly_fields[i].key, value);
@@ -154,9 +156,9 @@ static json_t *rows_json(const struct zm_model *model, struct zm_stat_table *tab
     for (size_t i = 0; rows && i < table->count; i++) {
         const struct zm_stat_row *row = &table->rows[i];
         json_t *object =
-            json_pack("{s:o, s:I, s:I, s:I, s:I, s:I}", "name", zm_json_string(row->name), "calls",
-                      (json_int_t)row->calls, "total_ns", (json_int_t)row->total_ns, "avg_ns",
-                      (json_int_t)(row->total_ns / (int64_t)row->calls), "min_ns",
+            json_pack("{s:o, s:I, s:I, s:I, s:I, s:I}", "name", zm_utf8_json_string(row->name),
+                      "calls", (json_int_t)row->calls, "total_ns", (json_int_t)row->total_ns,
+                      "avg_ns", (json_int_t)(row->total_ns / (int64_t)row->calls), "min_ns",
                       (json_int_t)row->min_ns, "max_ns", (json_int_t)row->max_ns);
         if (!object) {
             /* Never a row dropped silently: the tally fails instead. */
@@ -167,10 +169,11 @@ static json_t *rows_json(const struct zm_model *model, struct zm_stat_table *tab
             json_object_set_new(object, "errors", json_integer((json_int_t)row->errors));
         if (extended) {
             json_object_set_new(object, "hostname",
-                                zm_json_string(model->hosts[row->host].hostname));
+                                zm_utf8_json_string(zm_model_host(model, row->host)->hostname));
             if (device) {
-                json_object_set_new(object, "device",
-                                    zm_json_string(model->labels[row->device].name));
+                json_object_set_new(
+                    object, "device",
+                    zm_utf8_json_string(zm_model_device_label(model, row->device)->name));
             } else {
                 json_object_set_new(object, "pid", json_integer(row->pid));
                 json_object_set_new(object, "tid", json_integer(row->tid));
@@ -184,17 +187,19 @@ static json_t *rows_json(const struct zm_model *model, struct zm_stat_table *tab
 int zm_tally_print_json(FILE *out, const struct zm_model *model, struct zm_stats *stats,
                         const struct zm_placement *placement)
 {
-    json_t *tally = json_pack("{s:I, s:I, s:I, s:I}", "hosts", (json_int_t)model->host_count,
-                              "processes", (json_int_t)zm_model_process_count(model), "threads",
-                              (json_int_t)zm_model_thread_count(model), "devices",
-                              (json_int_t)model->label_count);
+    json_t *tally =
+        json_pack("{s:I, s:I, s:I, s:I}", "hosts", (json_int_t)zm_model_host_count(model),
+                  "processes", (json_int_t)zm_model_process_count(model), "threads",
+                  (json_int_t)zm_model_thread_count(model), "devices",
+                  (json_int_t)zm_model_device_label_count(model));
     if (!tally)
         return -1;
     /* json_object_set_new fails on a NULL value: any part missing fails the tally. */
     if (json_object_set_new(tally, "api", rows_json(model, &stats->api, false, stats->extended)) ||
         json_object_set_new(tally, "device",
                             rows_json(model, &stats->device, true, stats->extended)) ||
-        json_object_set_new(tally, "anomalies", zm_tally_anomalies_json(&model->anomalies)) ||
+        json_object_set_new(tally, "anomalies",
+                            zm_tally_anomalies_json(zm_model_anomalies(model))) ||
         json_object_set_new(tally, "host_placement", zm_placement_to_json(placement))) {
         json_decref(tally);
         return -1;

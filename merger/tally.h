@@ -7,6 +7,7 @@
 #define ZM_TALLY_H
 
 #include "model.h"
+#include "must_check.h"
 #include "placement.h"
 #include "stats.h"
 
@@ -14,11 +15,11 @@
 #include <stdio.h>
 
 /* metadata.anomalies and the tally's "anomalies": every counter, zero or not. New reference. */
-json_t *zm_tally_anomalies_json(const struct zm_anomalies *anomalies);
+ZM_MUST_CHECK json_t *zm_tally_anomalies_json(const struct zm_anomalies *anomalies);
 /* With several hosts the tally also lists each host's role and placement bound. */
-int zm_tally_print_text(FILE *out, const struct zm_model *model, struct zm_stats *stats,
-                        const struct zm_placement *placement);
-int zm_tally_print_json(FILE *out, const struct zm_model *model, struct zm_stats *stats,
-                        const struct zm_placement *placement);
+ZM_MUST_CHECK int zm_tally_print_text(FILE *out, const struct zm_model *model,
+                                      struct zm_stats *stats, const struct zm_placement *placement);
+ZM_MUST_CHECK int zm_tally_print_json(FILE *out, const struct zm_model *model,
+                                      struct zm_stats *stats, const struct zm_placement *placement);
 
 #endif

@@ -1,5 +1,7 @@
+/* timeline: the Chrome Trace Event file, lanes, flows and its atomic publication (timeline.h). */
 #include "timeline.h"
 
+#include "grow.h"
 #include "jsonout.h"
 #include "map.h"
 #include "sorter.h"
@@ -67,13 +69,14 @@ struct zm_timeline {
     bool special;    /* the target is a FIFO or a device: copied into at the end */
     FILE *out;              /* Owned by this */
     struct zm_sorter sorter;
-    struct zm_out text; /* buffers the output while it is merged */
+    struct zm_jsonout text; /* buffers the output while it is merged */
     struct lane *lanes; /* Owned by this */
     size_t lane_count, lane_capacity;
     uint32_t next_number;
     struct zm_map process_lanes, thread_lanes, device_lanes, queue_lanes;
     const char **hostnames; /* Weak each; array owned by this */
     uint32_t host_count;
+    size_t host_capacity;
     uint64_t next_flow;
     /* Merge state */
     const struct zm_timeline_placement *placement;
@@ -84,7 +87,7 @@ struct zm_timeline {
 static void fail(char *reason, int size, const char *what, const char *path)
 {
     char shown[1024];
-    zm_escape_line(shown, sizeof(shown), path);
+    zm_supervise_escape_line(shown, sizeof(shown), path);
     snprintf(reason, (size_t)size, "Failed to %s: path=%s, reason=%s", what, shown,
              strerror(errno));
 }
@@ -234,7 +237,7 @@ static void destroy(struct zm_timeline *timeline)
     zm_map_release(&timeline->device_lanes);
     zm_map_release(&timeline->queue_lanes);
     zm_sorter_release(&timeline->sorter);
-    zm_out_release(&timeline->text);
+    zm_jsonout_release(&timeline->text);
     free(timeline->hostnames);
     free(timeline->path);
     free(timeline->target);
@@ -347,13 +350,10 @@ static int publish(struct zm_timeline *timeline)
 
 int zm_timeline_begin_host(struct zm_timeline *timeline, uint32_t host, const char *hostname)
 {
-    if (host >= timeline->host_count) {
-        const char **names = realloc(timeline->hostnames, (host + 1) * sizeof(*names));
-        if (!names)
-            return -1;
-        timeline->hostnames = names;
+    if (ZM_GROW(timeline->hostnames, timeline->host_capacity, (size_t)host + 1, 4) != 0)
+        return -1;
+    if (host >= timeline->host_count)
         timeline->host_count = host + 1;
-    }
     timeline->hostnames[host] = hostname;
     return 0;
 }
@@ -361,14 +361,8 @@ int zm_timeline_begin_host(struct zm_timeline *timeline, uint32_t host, const ch
 /* Returns the index of a new lane, or -1. */
 static long add_lane(struct zm_timeline *timeline, const struct lane *lane)
 {
-    if (timeline->lane_count == timeline->lane_capacity) {
-        size_t capacity = timeline->lane_capacity ? timeline->lane_capacity * 2 : 64;
-        struct lane *lanes = realloc(timeline->lanes, capacity * sizeof(*lanes));
-        if (!lanes)
-            return -1;
-        timeline->lanes = lanes;
-        timeline->lane_capacity = capacity;
-    }
+    if (ZM_GROW(timeline->lanes, timeline->lane_capacity, timeline->lane_count + 1, 64) != 0)
+        return -1;
     timeline->lanes[timeline->lane_count] = *lane;
     timeline->lanes[timeline->lane_count].number = timeline->next_number++;
     return (long)timeline->lane_count++;
@@ -387,70 +381,62 @@ static long lane_for(struct zm_timeline *timeline, struct zm_map *map, uint64_t 
     return index;
 }
 
-static uint64_t process_key(uint32_t host, int64_t pid)
-{
-    return (uint64_t)host << 32 | ((uint64_t)pid & 0xffffffffu);
-}
-
-int zm_timeline_api_span(struct zm_timeline *timeline, uint32_t host, int64_t pid, int64_t tid,
-                         const char *function, int64_t start_ns, int64_t end_ns, uint32_t result,
-                         bool synthetic)
+/* The lane of thread `tid` of (host, pid), created with its process lane when new; -1 when out of
+ * memory. */
+static long thread_lane_for(struct zm_timeline *timeline, uint32_t host, int64_t pid, int64_t tid)
 {
     long process = lane_for(timeline, &timeline->process_lanes, host, (uint64_t)pid,
                             &(struct lane){.kind = LANE_PROCESS, .host = host, .pid = pid});
     if (process < 0)
         return -1;
-    long thread = lane_for(timeline, &timeline->thread_lanes, process_key(host, pid), (uint64_t)tid,
-                           &(struct lane){.kind = LANE_THREAD,
-                                          .parent = (uint32_t)process,
-                                          .host = host,
-                                          .pid = pid,
-                                          .tid = tid});
+    return lane_for(timeline, &timeline->thread_lanes, zm_map_process_key(host, pid), (uint64_t)tid,
+                    &(struct lane){.kind = LANE_THREAD,
+                                   .parent = (uint32_t)process,
+                                   .host = host,
+                                   .pid = pid,
+                                   .tid = tid});
+}
+
+int zm_timeline_api_span(struct zm_timeline *timeline, const struct zm_api_span *span)
+{
+    long thread = thread_lane_for(timeline, span->host, span->pid, span->tid);
     if (thread < 0)
         return -1;
     /* Field by field after a memset: the padding is written to spill files too. */
     struct api_record record;
     memset(&record, 0, sizeof(record));
     record.type = RECORD_API;
-    record.synthetic = synthetic;
-    record.result = result;
+    record.synthetic = span->synthetic;
+    record.result = span->result;
     record.thread_lane = (uint32_t)thread;
-    record.duration_ns = end_ns - start_ns;
-    record.name = function;
-    return zm_sorter_add(&timeline->sorter, start_ns, host, &record, sizeof(record));
+    record.duration_ns = span->end_ns - span->start_ns;
+    record.name = span->function;
+    return zm_sorter_add(&timeline->sorter, span->start_ns, span->host, &record, sizeof(record));
 }
 
 int zm_timeline_device_span(struct zm_timeline *timeline, const struct zm_device_span *span)
 {
+    if (!span->anchored)
+        return 0; /* no time to draw it at (counted in the tally's unanchored_timings) */
     long device = lane_for(
         timeline, &timeline->device_lanes, span->host, span->device_label,
         &(struct lane){.kind = LANE_DEVICE, .host = span->host, .device_name = span->device_name});
     if (device < 0)
         return -1;
     /* Queue handles are per process; the device label keeps two devices' queues apart. */
-    long queue = lane_for(timeline, &timeline->queue_lanes, process_key(span->host, span->pid),
-                          span->queue ^ ((uint64_t)span->device_label << 56),
-                          &(struct lane){.kind = LANE_QUEUE,
-                                         .parent = (uint32_t)device,
-                                         .host = span->host,
-                                         .pid = span->pid,
-                                         .queue = span->queue});
+    long queue =
+        lane_for(timeline, &timeline->queue_lanes, zm_map_process_key(span->host, span->pid),
+                 span->queue ^ ((uint64_t)span->device_label << 56),
+                 &(struct lane){.kind = LANE_QUEUE,
+                                .parent = (uint32_t)device,
+                                .host = span->host,
+                                .pid = span->pid,
+                                .queue = span->queue});
     if (queue < 0)
         return -1;
     uint64_t flow = 0;
     if (span->linked) {
-        long process =
-            lane_for(timeline, &timeline->process_lanes, span->host, (uint64_t)span->pid,
-                     &(struct lane){.kind = LANE_PROCESS, .host = span->host, .pid = span->pid});
-        if (process < 0)
-            return -1;
-        long thread = lane_for(timeline, &timeline->thread_lanes,
-                               process_key(span->host, span->pid), (uint64_t)span->api_tid,
-                               &(struct lane){.kind = LANE_THREAD,
-                                              .parent = (uint32_t)process,
-                                              .host = span->host,
-                                              .pid = span->pid,
-                                              .tid = span->api_tid});
+        long thread = thread_lane_for(timeline, span->host, span->pid, span->api_tid);
         if (thread < 0)
             return -1;
         flow = ++timeline->next_flow;
@@ -486,7 +472,7 @@ int zm_timeline_end_host(struct zm_timeline *timeline)
 static void separator(struct zm_timeline *timeline)
 {
     if (!timeline->first_event)
-        zm_out_literal(&timeline->text, ",\n");
+        zm_jsonout_literal(&timeline->text, ",\n");
     timeline->first_event = false;
 }
 
@@ -526,20 +512,20 @@ static void write_lane_name(struct zm_timeline *timeline, const struct lane *lan
                      lane->pid, sibling + 1);
         break;
     }
-    struct zm_out *text = &timeline->text;
+    struct zm_jsonout *text = &timeline->text;
     separator(timeline);
-    zm_out_literal(text, "{\"ph\":\"M\",\"ts\":");
-    zm_out_micros(text, ts_ns);
+    zm_jsonout_literal(text, "{\"ph\":\"M\",\"ts\":");
+    zm_jsonout_micros(text, ts_ns);
     if (process)
-        zm_out_literal(text, ",\"name\":\"process_name\",\"pid\":");
+        zm_jsonout_literal(text, ",\"name\":\"process_name\",\"pid\":");
     else
-        zm_out_literal(text, ",\"name\":\"thread_name\",\"pid\":");
-    zm_out_u64(text, parent->number);
-    zm_out_literal(text, ",\"tid\":");
-    zm_out_u64(text, tid);
-    zm_out_literal(text, ",\"args\":{\"name\":");
-    zm_out_string(text, name);
-    zm_out_literal(text, "}}");
+        zm_jsonout_literal(text, ",\"name\":\"thread_name\",\"pid\":");
+    zm_jsonout_u64(text, parent->number);
+    zm_jsonout_literal(text, ",\"tid\":");
+    zm_jsonout_u64(text, tid);
+    zm_jsonout_literal(text, ",\"args\":{\"name\":");
+    zm_jsonout_string(text, name);
+    zm_jsonout_literal(text, "}}");
 }
 
 /* The sibling of a queue lane free at `start`; a new one (named on the spot) when none is. */
@@ -552,14 +538,8 @@ static int sibling_for(struct zm_timeline *timeline, struct lane *lane, int64_t 
             return (int)i;
         }
     }
-    if (lane->sibling_count == lane->sibling_capacity) {
-        size_t capacity = lane->sibling_capacity ? lane->sibling_capacity * 2 : 4;
-        struct sibling *siblings = realloc(lane->siblings, capacity * sizeof(*siblings));
-        if (!siblings)
-            return -1;
-        lane->siblings = siblings;
-        lane->sibling_capacity = capacity;
-    }
+    if (ZM_GROW(lane->siblings, lane->sibling_capacity, lane->sibling_count + 1, 4) != 0)
+        return -1;
     uint32_t number = lane->sibling_count == 0 ? lane->number : timeline->next_number++;
     lane->siblings[lane->sibling_count++] = (struct sibling){number, end};
     if (lane->sibling_count > 1)
@@ -574,50 +554,50 @@ static int64_t axis_of(void *context, uint32_t host, int64_t key)
 }
 
 /* The part of an "X" event common to API and device slices. */
-static void slice_head(struct zm_out *text, const char *category, const char *name, int64_t ts,
+static void slice_head(struct zm_jsonout *text, const char *category, const char *name, int64_t ts,
                        int64_t duration_ns, uint32_t pid, uint32_t tid, const char *hostname,
                        int64_t placement_bound_ns)
 {
-    zm_out_literal(text, "{\"ph\":\"X\",\"cat\":\"");
-    zm_out_raw(text, category, strlen(category));
-    zm_out_literal(text, "\",\"name\":");
-    zm_out_string(text, name);
-    zm_out_literal(text, ",\"ts\":");
-    zm_out_micros(text, ts);
-    zm_out_literal(text, ",\"dur\":");
-    zm_out_micros(text, duration_ns);
-    zm_out_literal(text, ",\"pid\":");
-    zm_out_u64(text, pid);
-    zm_out_literal(text, ",\"tid\":");
-    zm_out_u64(text, tid);
-    zm_out_literal(text, ",\"args\":{\"host\":");
-    zm_out_string(text, hostname);
+    zm_jsonout_literal(text, "{\"ph\":\"X\",\"cat\":\"");
+    zm_jsonout_raw(text, category, strlen(category));
+    zm_jsonout_literal(text, "\",\"name\":");
+    zm_jsonout_string(text, name);
+    zm_jsonout_literal(text, ",\"ts\":");
+    zm_jsonout_micros(text, ts);
+    zm_jsonout_literal(text, ",\"dur\":");
+    zm_jsonout_micros(text, duration_ns);
+    zm_jsonout_literal(text, ",\"pid\":");
+    zm_jsonout_u64(text, pid);
+    zm_jsonout_literal(text, ",\"tid\":");
+    zm_jsonout_u64(text, tid);
+    zm_jsonout_literal(text, ",\"args\":{\"host\":");
+    zm_jsonout_string(text, hostname);
     if (placement_bound_ns > 0) {
         /* A peer host placed from frames: how far this span may be from where it is drawn. */
-        zm_out_literal(text, ",\"placement_bound_ns\":");
-        zm_out_i64(text, placement_bound_ns);
+        zm_jsonout_literal(text, ",\"placement_bound_ns\":");
+        zm_jsonout_i64(text, placement_bound_ns);
     }
 }
 
-static void flow_event(struct zm_out *text, const char *phase, int64_t ts, uint64_t flow,
+static void flow_event(struct zm_jsonout *text, const char *phase, int64_t ts, uint64_t flow,
                        uint32_t pid, uint32_t tid)
 {
-    zm_out_raw(text, phase, strlen(phase));
-    zm_out_literal(text, ",\"cat\":\"append\",\"name\":\"append\",\"ts\":");
-    zm_out_micros(text, ts);
-    zm_out_literal(text, ",\"id\":");
-    zm_out_u64(text, flow);
-    zm_out_literal(text, ",\"pid\":");
-    zm_out_u64(text, pid);
-    zm_out_literal(text, ",\"tid\":");
-    zm_out_u64(text, tid);
-    zm_out_literal(text, "}");
+    zm_jsonout_raw(text, phase, strlen(phase));
+    zm_jsonout_literal(text, ",\"cat\":\"append\",\"name\":\"append\",\"ts\":");
+    zm_jsonout_micros(text, ts);
+    zm_jsonout_literal(text, ",\"id\":");
+    zm_jsonout_u64(text, flow);
+    zm_jsonout_literal(text, ",\"pid\":");
+    zm_jsonout_u64(text, pid);
+    zm_jsonout_literal(text, ",\"tid\":");
+    zm_jsonout_u64(text, tid);
+    zm_jsonout_literal(text, "}");
 }
 
 static int emit(void *context, int64_t axis_ns, uint32_t host, const void *payload, uint32_t length)
 {
     struct zm_timeline *timeline = context;
-    struct zm_out *text = &timeline->text;
+    struct zm_jsonout *text = &timeline->text;
     (void)length;
     zm_supervise_progress(); /* writing millions of records is progress, not a stall */
     if (!timeline->have_origin) {
@@ -638,15 +618,15 @@ static int emit(void *context, int64_t axis_ns, uint32_t host, const void *paylo
         slice_head(text, "api", record.name, ts, record.duration_ns,
                    timeline->lanes[thread->parent].number, thread->number, hostname,
                    placement_bound);
-        zm_out_literal(text, ",\"pid\":");
-        zm_out_i64(text, thread->pid);
-        zm_out_literal(text, ",\"tid\":");
-        zm_out_i64(text, thread->tid);
-        zm_out_literal(text, ",\"result\":");
-        zm_out_u64(text, record.result);
+        zm_jsonout_literal(text, ",\"pid\":");
+        zm_jsonout_i64(text, thread->pid);
+        zm_jsonout_literal(text, ",\"tid\":");
+        zm_jsonout_i64(text, thread->tid);
+        zm_jsonout_literal(text, ",\"result\":");
+        zm_jsonout_u64(text, record.result);
         if (record.synthetic)
-            zm_out_literal(text, ",\"synthetic\":true");
-        zm_out_literal(text, "}}");
+            zm_jsonout_literal(text, ",\"synthetic\":true");
+        zm_jsonout_literal(text, "}}");
     } else if (type == RECORD_FLOW_START) {
         struct flow_record record;
         memcpy(&record, payload, sizeof(record));
@@ -666,25 +646,25 @@ static int emit(void *context, int64_t axis_ns, uint32_t host, const void *paylo
         separator(timeline);
         slice_head(text, "device", record.name, ts, record.duration_ns, device->number, tid,
                    hostname, placement_bound);
-        zm_out_literal(text, ",\"device\":");
-        zm_out_string(text, device->device_name);
-        zm_out_literal(text, ",\"uncertainty_ns\":");
-        zm_out_i64(text, record.uncertainty_ns);
-        zm_out_literal(text, ",\"pid\":");
-        zm_out_i64(text, queue->pid);
-        zm_out_literal(text, ",\"queue\":\"");
-        zm_out_hex(text, queue->queue);
-        zm_out_literal(text, "\",\"call_id\":");
-        zm_out_u64(text, record.call_id);
-        zm_out_literal(text, ",\"execution\":");
-        zm_out_u64(text, record.execution);
-        zm_out_literal(text, "}}");
+        zm_jsonout_literal(text, ",\"device\":");
+        zm_jsonout_string(text, device->device_name);
+        zm_jsonout_literal(text, ",\"uncertainty_ns\":");
+        zm_jsonout_i64(text, record.uncertainty_ns);
+        zm_jsonout_literal(text, ",\"pid\":");
+        zm_jsonout_i64(text, queue->pid);
+        zm_jsonout_literal(text, ",\"queue\":\"");
+        zm_jsonout_hex(text, queue->queue);
+        zm_jsonout_literal(text, "\",\"call_id\":");
+        zm_jsonout_u64(text, record.call_id);
+        zm_jsonout_literal(text, ",\"execution\":");
+        zm_jsonout_u64(text, record.execution);
+        zm_jsonout_literal(text, "}}");
         if (record.flow) {
             separator(timeline);
             flow_event(text, "{\"ph\":\"f\",\"bp\":\"e\"", ts, record.flow, device->number, tid);
         }
     }
-    zm_out_maybe_flush(text);
+    zm_jsonout_maybe_flush(text);
     return text->failed ? -1 : 0;
 }
 
@@ -694,16 +674,16 @@ int zm_timeline_finish(struct zm_timeline *timeline, const struct zm_timeline_pl
     FILE *out = timeline->out;
     timeline->placement = placement;
     timeline->first_event = true;
-    zm_out_init(&timeline->text, out);
-    zm_out_literal(&timeline->text, "{\"traceEvents\":[\n");
+    zm_jsonout_init(&timeline->text, out);
+    zm_jsonout_literal(&timeline->text, "{\"traceEvents\":[\n");
     for (size_t i = 0; i < timeline->lane_count; i++) {
         struct lane *lane = &timeline->lanes[i];
         write_lane_name(timeline, lane, 0, 0);
     }
     if (zm_sorter_merge(&timeline->sorter, axis_of, emit, timeline) != 0)
         goto error;
-    zm_out_literal(&timeline->text, "\n],\"displayTimeUnit\":\"ns\",\"metadata\":");
-    if (zm_out_flush(&timeline->text) != 0)
+    zm_jsonout_literal(&timeline->text, "\n],\"displayTimeUnit\":\"ns\",\"metadata\":");
+    if (zm_jsonout_flush(&timeline->text) != 0)
         goto error;
     json_object_set_new(metadata, "origin_ns", json_integer(timeline->origin_ns));
     if (json_dumpf(metadata, out, JSON_COMPACT) != 0)

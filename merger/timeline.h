@@ -17,24 +17,14 @@
 #ifndef ZM_TIMELINE_H
 #define ZM_TIMELINE_H
 
+#include "must_check.h"
+#include "span.h"
+
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 struct zm_timeline;
-
-struct zm_device_span {
-    uint32_t host;
-    int64_t pid;
-    uint32_t device_label;
-    const char *device_name; /* Weak */
-    uint64_t queue;
-    const char *name; /* Weak: interned, alive until zm_timeline_finish */
-    int64_t start_ns, end_ns, uncertainty_ns;
-    uint64_t call_id, execution;
-    bool linked; /* the append was seen: draw the flow arrow from it */
-    int64_t api_tid, append_ns;
-};
 
 /* Host-local trace time to the common axis (monotonic per host), the error bound of an instant
  * given by its axis time, and whether the host was placed. */
@@ -47,16 +37,21 @@ struct zm_timeline_placement {
 
 /* Creates the temporary file for `path` now, so an unwritable path fails before any work.
  * On failure returns NULL and writes "Failed to …" into `reason`. */
-struct zm_timeline *zm_timeline_open(const char *path, char *reason, int reason_size);
-int zm_timeline_begin_host(struct zm_timeline *timeline, uint32_t host, const char *hostname);
-int zm_timeline_api_span(struct zm_timeline *timeline, uint32_t host, int64_t pid, int64_t tid,
-                         const char *function, int64_t start_ns, int64_t end_ns, uint32_t result,
-                         bool synthetic);
-int zm_timeline_device_span(struct zm_timeline *timeline, const struct zm_device_span *span);
-int zm_timeline_end_host(struct zm_timeline *timeline);
+ZM_MUST_CHECK struct zm_timeline *zm_timeline_open(const char *path, char *reason, int reason_size);
+/* The model's spans (span.h), host after host; the names they carry must stay valid until
+ * zm_timeline_finish. Device work that is not anchored cannot be placed in time: it is left out
+ * (the statistics count it). Each returns -1 on out of memory or I/O error. */
+ZM_MUST_CHECK int zm_timeline_begin_host(struct zm_timeline *timeline, uint32_t host,
+                                         const char *hostname);
+ZM_MUST_CHECK int zm_timeline_api_span(struct zm_timeline *timeline,
+                                       const struct zm_api_span *span);
+ZM_MUST_CHECK int zm_timeline_device_span(struct zm_timeline *timeline,
+                                          const struct zm_device_span *span);
+ZM_MUST_CHECK int zm_timeline_end_host(struct zm_timeline *timeline);
 /* Writes everything, adds origin_ns to `metadata` (borrowed), renames into place and frees. */
-int zm_timeline_finish(struct zm_timeline *timeline, const struct zm_timeline_placement *placement,
-                       json_t *metadata, char *reason, int reason_size);
+ZM_MUST_CHECK int zm_timeline_finish(struct zm_timeline *timeline,
+                                     const struct zm_timeline_placement *placement,
+                                     json_t *metadata, char *reason, int reason_size);
 /* Removes the temporary file and frees. */
 void zm_timeline_abort(struct zm_timeline *timeline);
 

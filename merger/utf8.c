@@ -1,3 +1,4 @@
+/* utf8: application bytes made valid UTF-8 for JSON (utf8.h). */
 #include "utf8.h"
 
 #include <stdlib.h>
@@ -33,7 +34,7 @@ size_t zm_utf8_sequence(const unsigned char *text)
     return 0;
 }
 
-json_t *zm_json_string(const char *text)
+json_t *zm_utf8_json_string(const char *text)
 {
     if (!text)
         return json_string("");

@@ -1,3 +1,4 @@
+/* validate: cheap framing checks of a CTF trace before babeltrace2 reads it (validate.h). */
 #include "validate.h"
 
 #include <dirent.h>

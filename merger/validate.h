@@ -13,14 +13,16 @@
  *     the supervisor, supervise.h, contains what libbabeltrace2 does with them): magic, sizes
  *     within the file and consistent, timestamps ordered and below 2^64-1.
  * What cannot be foreseen this cheaply (e.g. duplicate member names in the metadata text) is left
- * to the supervisor.
+ * to the supervisor. Reads the files and keeps nothing: it owns no state between calls.
  */
 #ifndef ZM_VALIDATE_H
 #define ZM_VALIDATE_H
 
+#include "must_check.h"
+
 #include <stddef.h>
 
 /* 0 if `directory` (holding a `metadata` file) passes; else -1 with a one-line reason in `why`. */
-int zm_validate_trace(const char *directory, char *why, size_t why_size);
+ZM_MUST_CHECK int zm_validate_trace(const char *directory, char *why, size_t why_size);
 
 #endif

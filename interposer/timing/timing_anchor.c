@@ -28,11 +28,6 @@
 static _Atomic uint64_t anchor_sequence;
 static _Atomic uint64_t next_refresh_ns;
 
-static uint64_t handle_bits(const void *handle)
-{
-    return (uint64_t)(uintptr_t)handle;
-}
-
 static uint64_t coarse_now_ns(void)
 {
     struct timespec now;
@@ -78,12 +73,12 @@ static void emit_anchor(struct timing_device *device)
     for (uint32_t sample = 0; sample < TIMING_ANCHOR_SAMPLES; sample++) {
         uint64_t host_ticks = 0; /* ignored: another host clock */
         uint64_t device_ticks = 0;
-        lttng_ust_tracepoint(zeprof_device, clock_sample_begin, handle_bits(device->handle), anchor,
-                             sample);
+        lttng_ust_tracepoint(zeprof_device, clock_sample_begin, timing_handle_bits(device->handle),
+                             anchor, sample);
         ze_result_t result =
             zeprof_real.zeDeviceGetGlobalTimestamps(device->handle, &host_ticks, &device_ticks);
-        lttng_ust_tracepoint(zeprof_device, clock_sample_end, handle_bits(device->handle), anchor,
-                             sample, device_ticks, (uint32_t)result);
+        lttng_ust_tracepoint(zeprof_device, clock_sample_end, timing_handle_bits(device->handle),
+                             anchor, sample, device_ticks, (uint32_t)result);
     }
     atomic_store(&device->last_anchor_ns, coarse_now_ns());
 }
@@ -103,8 +98,8 @@ void timing_anchor_discover(struct timing_device *device)
     for (size_t i = 0; i < ZE_MAX_DEVICE_UUID_SIZE; i++)
         snprintf(uuid + 2 * i, 3, "%02x", props.uuid.id[i]);
     props.name[ZE_MAX_DEVICE_NAME - 1] = '\0';
-    lttng_ust_tracepoint(zeprof_device, device_properties, handle_bits(device->handle),
-                         handle_bits(driver_of(device->handle)), props.name, uuid,
+    lttng_ust_tracepoint(zeprof_device, device_properties, timing_handle_bits(device->handle),
+                         timing_handle_bits(driver_of(device->handle)), props.name, uuid,
                          (uint32_t)props.type, props.timerResolution, props.timestampValidBits,
                          props.kernelTimestampValidBits);
     emit_anchor(device);

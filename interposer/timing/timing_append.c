@@ -34,11 +34,6 @@ struct append_info {
     uint64_t groups;
 };
 
-static uint64_t handle_bits(const void *handle)
-{
-    return (uint64_t)(uintptr_t)handle;
-}
-
 static void append_pre(ze_command_list_handle_t handle, ze_event_handle_t *signal,
                        struct zeprof_hook_ctx *ctx)
 {
@@ -99,9 +94,10 @@ static void emit_append(const struct timing_list *list, const struct timing_slot
         if (kernel_name)
             name = kernel_name;
     }
-    lttng_ust_tracepoint(zeprof_device, append, slot->call_id, handle_bits(list->device->handle),
-                         handle_bits(list->context_handle), handle_bits(list->handle), info->kind,
-                         name, info->bytes, info->groups);
+    lttng_ust_tracepoint(zeprof_device, append, slot->call_id,
+                         timing_handle_bits(list->device->handle),
+                         timing_handle_bits(list->context_handle), timing_handle_bits(list->handle),
+                         info->kind, name, info->bytes, info->groups);
 }
 
 static void append_post(ze_command_list_handle_t handle, ze_event_handle_t *signal,

@@ -27,11 +27,6 @@
 #include "zeprof_api.h"
 #include "zeprof_device.h"
 
-static uint64_t handle_bits(const void *handle)
-{
-    return (uint64_t)(uintptr_t)handle;
-}
-
 static ze_event_handle_t slot_event(const struct timing_slot *slot)
 {
     return slot->inj ? slot->inj->event : slot->app_event;
@@ -58,8 +53,8 @@ void timing_emit(const struct timing_list *list, const struct timing_slot *slot,
     bool read = outcome == TIMING_READ_OK;
     lttng_ust_tracepoint(
         zeprof_device, device_timing, slot->call_id, execution,
-        handle_bits(list->device ? list->device->handle : NULL), handle_bits(queue),
-        handle_bits(list->handle), read ? result->global.kernelStart : 0,
+        timing_handle_bits(list->device ? list->device->handle : NULL), timing_handle_bits(queue),
+        timing_handle_bits(list->handle), read ? result->global.kernelStart : 0,
         read ? result->global.kernelEnd : 0, read ? result->context.kernelStart : 0,
         read ? result->context.kernelEnd : 0, read ? TIMING_STATUS_READ : TIMING_STATUS_LOST);
 }

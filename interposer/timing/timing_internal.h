@@ -53,6 +53,12 @@
 #define TIMING_STATUS_READ 0u
 #define TIMING_STATUS_LOST 1u
 
+/* A Level Zero handle as the 64-bit integer the zeprof_device tracepoints carry. */
+static inline uint64_t timing_handle_bits(const void *handle)
+{
+    return (uint64_t)(uintptr_t)handle;
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* timing_map.c: open-addressing map from a non-zero uint64 key to a pointer.                  */
 

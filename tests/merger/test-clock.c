@@ -15,9 +15,9 @@ static void test_tightest_sample_wins(void)
     zm_clock_sample_begin(&clock, 1, 0, 1000);
     CHECK_EQ(zm_clock_sample_end(&clock, 1, 0, 500, 0, 1400), 0); /* width 400 */
     zm_clock_sample_begin(&clock, 1, 1, 2000);
-    zm_clock_sample_end(&clock, 1, 1, 510, 0, 2100); /* width 100: the tightest */
+    CHECK_EQ(zm_clock_sample_end(&clock, 1, 1, 510, 0, 2100), 0); /* width 100: the tightest */
     zm_clock_sample_begin(&clock, 1, 2, 3000);
-    zm_clock_sample_end(&clock, 1, 2, 520, 0, 3300);
+    CHECK_EQ(zm_clock_sample_end(&clock, 1, 2, 520, 0, 3300), 0);
     CHECK_EQ(clock.count, 1);
     CHECK_EQ(clock.anchors[0].ns, 2050);
     CHECK_EQ(clock.anchors[0].ticks, 510);
@@ -29,11 +29,11 @@ static void test_failed_or_unpaired_samples_are_ignored(void)
 {
     struct zm_clock clock;
     zm_clock_init(&clock, HZ, 32);
-    zm_clock_sample_end(&clock, 1, 0, 500, 0, 1400); /* no begin */
+    CHECK_EQ(zm_clock_sample_end(&clock, 1, 0, 500, 0, 1400), 0); /* no begin */
     zm_clock_sample_begin(&clock, 1, 0, 1000);
-    zm_clock_sample_end(&clock, 1, 0, 500, 0x70000001u, 1400); /* failed reading */
+    CHECK_EQ(zm_clock_sample_end(&clock, 1, 0, 500, 0x70000001u, 1400), 0); /* failed reading */
     zm_clock_sample_begin(&clock, 2, 0, 1000);
-    zm_clock_sample_end(&clock, 2, 1, 500, 0, 1400); /* another sample's end */
+    CHECK_EQ(zm_clock_sample_end(&clock, 2, 1, 500, 0, 1400), 0); /* another sample's end */
     CHECK_EQ(clock.count, 0);
     zm_clock_release(&clock);
 }
@@ -43,7 +43,7 @@ static void test_unwrap_takes_candidate_after_reference(void)
     struct zm_clock clock;
     zm_clock_init(&clock, HZ, 32);
     /* Anchor just below 2^32 ticks at host 1 ms. */
-    zm_clock_add_anchor(&clock, &(struct zm_anchor){1, 1000000, 0xfffff000ull, 50});
+    CHECK_EQ(zm_clock_add_anchor(&clock, &(struct zm_anchor){1, 1000000, 0xfffff000ull, 50}), 0);
     /* 0x1000 ticks (409.6 us) after the anchor the counter has wrapped to 0. */
     uint64_t full = zm_clock_unwrap(&clock, 0x10, 1000000 + 409600);
     CHECK_EQ(full, 0x100000010ull);
@@ -60,8 +60,8 @@ static void test_interpolation_between_anchors(void)
     struct zm_clock clock;
     zm_clock_init(&clock, HZ, 64);
     /* The device runs 0.1% fast relative to nominal: 10010 ticks per ms. */
-    zm_clock_add_anchor(&clock, &(struct zm_anchor){1, 1000000, 100000, 40});
-    zm_clock_add_anchor(&clock, &(struct zm_anchor){2, 2000000, 110010, 80});
+    CHECK_EQ(zm_clock_add_anchor(&clock, &(struct zm_anchor){1, 1000000, 100000, 40}), 0);
+    CHECK_EQ(zm_clock_add_anchor(&clock, &(struct zm_anchor){2, 2000000, 110010, 80}), 0);
     int64_t uncertainty;
     /* Halfway in device ticks is halfway in host time. */
     CHECK_EQ(zm_clock_to_ns(&clock, 105005, 100, &uncertainty), 1500000);
@@ -75,7 +75,7 @@ static void test_extrapolation_widens_uncertainty(void)
 {
     struct zm_clock clock;
     zm_clock_init(&clock, HZ, 64);
-    zm_clock_add_anchor(&clock, &(struct zm_anchor){1, 1000000, 100000, 40});
+    CHECK_EQ(zm_clock_add_anchor(&clock, &(struct zm_anchor){1, 1000000, 100000, 40}), 0);
     int64_t uncertainty;
     /* 10000 ticks = 1 ms after the only anchor, nominal rate, 100 ppm of 1 ms = 100 ns. */
     CHECK_EQ(zm_clock_to_ns(&clock, 110000, 100, &uncertainty), 2000000);
@@ -90,8 +90,9 @@ static void test_convert_across_wrap(void)
 {
     struct zm_clock clock;
     zm_clock_init(&clock, HZ, 32);
-    zm_clock_add_anchor(&clock, &(struct zm_anchor){1, 1000000, 0xffffff00ull, 50});
-    zm_clock_add_anchor(&clock, &(struct zm_anchor){2, 1100000, 0xffffff00ull + 1000, 50});
+    CHECK_EQ(zm_clock_add_anchor(&clock, &(struct zm_anchor){1, 1000000, 0xffffff00ull, 50}), 0);
+    CHECK_EQ(zm_clock_add_anchor(&clock, &(struct zm_anchor){2, 1100000, 0xffffff00ull + 1000, 50}),
+             0);
     struct zm_conversion conversion;
     /* Starts 0x80 ticks before the wrap, ends 0x80 after: 256 ticks = 25.6 us. */
     zm_clock_convert(&clock, 0xffffff80u, 0x80u, 1000000, 100, &conversion);
@@ -107,7 +108,7 @@ static void test_inverted_interval_clamps(void)
 {
     struct zm_clock clock;
     zm_clock_init(&clock, HZ, 32);
-    zm_clock_add_anchor(&clock, &(struct zm_anchor){1, 1000000, 5000, 50});
+    CHECK_EQ(zm_clock_add_anchor(&clock, &(struct zm_anchor){1, 1000000, 5000, 50}), 0);
     struct zm_conversion conversion;
     zm_clock_convert(&clock, 6000, 5990, 1000000, 100, &conversion);
     CHECK(conversion.inverted);
@@ -132,7 +133,7 @@ static void test_late_read_unwraps_from_the_read(void)
 {
     struct zm_clock clock;
     zm_clock_init(&clock, HZ, 16); /* wraps every 6.5536 ms */
-    zm_clock_add_anchor(&clock, &(struct zm_anchor){1, 1000000, 10000, 50});
+    CHECK_EQ(zm_clock_add_anchor(&clock, &(struct zm_anchor){1, 1000000, 10000, 50}), 0);
     /* Read soon after the entry: the entry is the reference. */
     CHECK_EQ(zm_clock_reference(&clock, 1100000, 1200000), 1100000);
     /* Read 20 ms (three periods) later: one period (less a margin) before the read. */

@@ -8,25 +8,39 @@
 
 struct fixture {
     struct zm_stats stats;
-    struct zm_model model;
+    struct zm_model *model;
 };
+
+/* The model's sink, wired to the statistics alone (main.c adds the timeline). */
+static int count_api(void *stats, const struct zm_api_span *span)
+{
+    return zm_stats_add_api(stats, span);
+}
+
+static int count_device(void *stats, const struct zm_device_span *span)
+{
+    return zm_stats_add_device(stats, span);
+}
 
 static void setup(struct fixture *f, bool extended)
 {
     zm_stats_init(&f->stats, extended);
-    CHECK_EQ(zm_model_init(&f->model, &f->stats, NULL, 100), 0);
-    CHECK_EQ(zm_model_begin_host(&f->model, "host-a", "/trace"), 0);
+    struct zm_span_sink sink = {
+        .api_span = count_api, .device_span = count_device, .context = &f->stats};
+    f->model = zm_model_new(&sink, 100);
+    CHECK(f->model != NULL);
+    CHECK_EQ(zm_model_begin_host(f->model, "host-a", "/trace"), 0);
 }
 
 static void teardown(struct fixture *f)
 {
-    zm_model_release(&f->model);
+    zm_model_free(f->model);
     zm_stats_release(&f->stats);
 }
 
 static void feed(struct fixture *f, struct zm_event event)
 {
-    CHECK_EQ(zm_model_event(&f->model, &event), 0);
+    CHECK_EQ(zm_model_event(f->model, &event), 0);
 }
 
 static struct zm_event api(struct fixture *f, enum zm_event_kind kind, int64_t ns, int64_t tid,
@@ -36,7 +50,7 @@ static struct zm_event api(struct fixture *f, enum zm_event_kind kind, int64_t n
                              .ns = ns,
                              .pid = 100,
                              .tid = tid,
-                             .function = zm_intern(&f->model.names, function),
+                             .function = zm_model_intern(f->model, function, strlen(function)),
                              .result = result};
 }
 
@@ -92,15 +106,17 @@ static void test_calls_pair_per_thread(void)
     entry(&f, 110, 2, "zeInit"); /* another thread, interleaved */
     leave(&f, 130, 1, "zeInit", 0);
     leave(&f, 170, 2, "zeInit", 0);
-    CHECK_EQ(zm_model_end_host(&f.model), 0);
+    CHECK_EQ(zm_model_end_host(f.model), 0);
     const struct zm_stat_row *r = api_row(&f, "zeInit");
     CHECK_EQ(r->calls, 2);
     CHECK_EQ(r->total_ns, 30 + 60);
     CHECK_EQ(r->min_ns, 30);
     CHECK_EQ(r->max_ns, 60);
-    CHECK_EQ(zm_model_thread_count(&f.model), 2);
-    CHECK_EQ(zm_model_process_count(&f.model), 1);
-    CHECK_EQ(f.model.anomalies.orphan_exits + f.model.anomalies.synthetic_closes, 0);
+    CHECK_EQ(zm_model_thread_count(f.model), 2);
+    CHECK_EQ(zm_model_process_count(f.model), 1);
+    CHECK_EQ(zm_model_anomalies(f.model)->orphan_exits +
+                 zm_model_anomalies(f.model)->synthetic_closes,
+             0);
     teardown(&f);
 }
 
@@ -112,7 +128,7 @@ static void test_nested_calls_nest(void)
     entry(&f, 10, 1, "zeInner");
     leave(&f, 20, 1, "zeInner", 0);
     leave(&f, 50, 1, "zeOuter", 0);
-    CHECK_EQ(zm_model_end_host(&f.model), 0);
+    CHECK_EQ(zm_model_end_host(f.model), 0);
     CHECK_EQ(api_row(&f, "zeOuter")->total_ns, 50);
     CHECK_EQ(api_row(&f, "zeInner")->total_ns, 10);
     teardown(&f);
@@ -127,16 +143,16 @@ static void test_one_event_calls_are_complete(void)
     whole_call(&f, 210, 215, 1, "zeKernelSetArgumentValue", 0x78000004); /* inside: stack kept */
     leave(&f, 250, 1, "zeEventHostSynchronize", 0);
     whole_call(&f, 300, 310, 2, "zeCommandListAppendLaunchKernel", 0);
-    CHECK_EQ(zm_model_end_host(&f.model), 0);
+    CHECK_EQ(zm_model_end_host(f.model), 0);
     const struct zm_stat_row *r = api_row(&f, "zeKernelSetArgumentValue");
     CHECK_EQ(r->calls, 2);
     CHECK_EQ(r->total_ns, 30 + 5);
     CHECK_EQ(r->errors, 1);
     CHECK_EQ(api_row(&f, "zeEventHostSynchronize")->total_ns, 50);
     CHECK_EQ(api_row(&f, "zeCommandListAppendLaunchKernel")->total_ns, 10);
-    CHECK_EQ(f.model.anomalies.orphan_exits, 0);
-    CHECK_EQ(f.model.anomalies.synthetic_closes, 0);
-    CHECK_EQ(f.model.anomalies.inverted_intervals, 0);
+    CHECK_EQ(zm_model_anomalies(f.model)->orphan_exits, 0);
+    CHECK_EQ(zm_model_anomalies(f.model)->synthetic_closes, 0);
+    CHECK_EQ(zm_model_anomalies(f.model)->inverted_intervals, 0);
     teardown(&f);
 }
 
@@ -148,15 +164,15 @@ static void test_one_event_call_never_orphan_nor_synthetic(void)
     entry(&f, 0, 1, "zeCommandQueueExecuteCommandLists");
     whole_call(&f, 10, 20, 1, "zeEventQueryStatus", 0);
     whole_call(&f, 30, 25, 1, "zeEventQueryStatus", 0); /* start after its event: inverted */
-    CHECK_EQ(zm_model_end_host(&f.model), 0);
+    CHECK_EQ(zm_model_end_host(f.model), 0);
     const struct zm_stat_row *r = api_row(&f, "zeEventQueryStatus");
     CHECK_EQ(r->calls, 2);
     CHECK_EQ(r->total_ns, 10);
     CHECK_EQ(r->min_ns, 0);
-    CHECK_EQ(f.model.anomalies.orphan_exits, 0);
-    CHECK_EQ(f.model.anomalies.inverted_intervals, 1);
+    CHECK_EQ(zm_model_anomalies(f.model)->orphan_exits, 0);
+    CHECK_EQ(zm_model_anomalies(f.model)->inverted_intervals, 1);
     /* Only the execute is closed synthetic, at the thread's last event. */
-    CHECK_EQ(f.model.anomalies.synthetic_closes, 1);
+    CHECK_EQ(zm_model_anomalies(f.model)->synthetic_closes, 1);
     CHECK_EQ(api_row(&f, "zeCommandQueueExecuteCommandLists")->total_ns, 25);
     teardown(&f);
 }
@@ -169,8 +185,8 @@ static void test_orphan_exit_is_counted_and_dropped(void)
     entry(&f, 20, 1, "zeInit");
     leave(&f, 30, 1, "zeEventHostSynchronize", 0); /* not the open call's exit */
     leave(&f, 40, 1, "zeInit", 0);
-    CHECK_EQ(zm_model_end_host(&f.model), 0);
-    CHECK_EQ(f.model.anomalies.orphan_exits, 2);
+    CHECK_EQ(zm_model_end_host(f.model), 0);
+    CHECK_EQ(zm_model_anomalies(f.model)->orphan_exits, 2);
     CHECK(row(&f.stats.api, "zeEventHostSynchronize") == NULL);
     CHECK_EQ(api_row(&f, "zeInit")->total_ns, 20);
     teardown(&f);
@@ -183,8 +199,8 @@ static void test_lost_inner_exit_closes_it_synthetic(void)
     entry(&f, 0, 1, "zeOuter");
     entry(&f, 10, 1, "zeInner");
     leave(&f, 30, 1, "zeOuter", 0); /* zeInner's exit was lost */
-    CHECK_EQ(zm_model_end_host(&f.model), 0);
-    CHECK_EQ(f.model.anomalies.synthetic_closes, 1);
+    CHECK_EQ(zm_model_end_host(f.model), 0);
+    CHECK_EQ(zm_model_anomalies(f.model)->synthetic_closes, 1);
     CHECK_EQ(api_row(&f, "zeInner")->total_ns, 20);
     CHECK_EQ(api_row(&f, "zeOuter")->total_ns, 30);
     teardown(&f);
@@ -198,8 +214,8 @@ static void test_open_call_closes_at_threads_last_event(void)
     feed(&f, (struct zm_event){.kind = ZM_EVENT_API_DESC, .ns = 150, .pid = 100, .tid = 1});
     entry(&f, 1000, 2, "zeInit"); /* a later event on another thread does not extend it */
     leave(&f, 1100, 2, "zeInit", 0);
-    CHECK_EQ(zm_model_end_host(&f.model), 0);
-    CHECK_EQ(f.model.anomalies.synthetic_closes, 1);
+    CHECK_EQ(zm_model_end_host(f.model), 0);
+    CHECK_EQ(zm_model_anomalies(f.model)->synthetic_closes, 1);
     const struct zm_stat_row *r = api_row(&f, "zeEventHostSynchronize");
     CHECK_EQ(r->calls, 1);
     CHECK_EQ(r->total_ns, 50);
@@ -212,8 +228,8 @@ static void test_inverted_pair_clamps_to_zero(void)
     setup(&f, false);
     entry(&f, 100, 1, "zeInit");
     leave(&f, 90, 1, "zeInit", 0);
-    CHECK_EQ(zm_model_end_host(&f.model), 0);
-    CHECK_EQ(f.model.anomalies.inverted_intervals, 1);
+    CHECK_EQ(zm_model_end_host(f.model), 0);
+    CHECK_EQ(zm_model_anomalies(f.model)->inverted_intervals, 1);
     CHECK_EQ(api_row(&f, "zeInit")->total_ns, 0);
     CHECK_EQ(api_row(&f, "zeInit")->calls, 1);
     teardown(&f);
@@ -225,14 +241,14 @@ static void test_unknown_and_discarded_are_counted(void)
     setup(&f, false);
     feed(&f, (struct zm_event){.kind = ZM_EVENT_UNKNOWN, .ns = 1});
     feed(&f, (struct zm_event){.kind = ZM_EVENT_UNKNOWN, .ns = 2});
-    zm_model_discarded(&f.model, 7, false);
-    zm_model_discarded(&f.model, 5, false);
-    zm_model_discarded(&f.model, 2, true);
-    CHECK_EQ(zm_model_end_host(&f.model), 0);
-    CHECK_EQ(f.model.anomalies.unknown_events, 2);
-    CHECK_EQ(f.model.anomalies.discarded_events, 12);
-    CHECK_EQ(f.model.anomalies.discarded_packets, 2);
-    CHECK_EQ(f.model.zeprof_events, 0);
+    zm_model_discarded(f.model, 7, false);
+    zm_model_discarded(f.model, 5, false);
+    zm_model_discarded(f.model, 2, true);
+    CHECK_EQ(zm_model_end_host(f.model), 0);
+    CHECK_EQ(zm_model_anomalies(f.model)->unknown_events, 2);
+    CHECK_EQ(zm_model_anomalies(f.model)->discarded_events, 12);
+    CHECK_EQ(zm_model_anomalies(f.model)->discarded_packets, 2);
+    CHECK_EQ(zm_model_zeprof_events(f.model), 0);
     teardown(&f);
 }
 
@@ -246,7 +262,7 @@ static void test_errors_are_level_zero_error_codes(void)
     leave(&f, 3, 1, "zeEventQueryStatus", 0x78000004u); /* INVALID_ARGUMENT */
     entry(&f, 4, 1, "zeEventQueryStatus");
     leave(&f, 5, 1, "zeEventQueryStatus", 0x70000001u); /* DEVICE_LOST */
-    CHECK_EQ(zm_model_end_host(&f.model), 0);
+    CHECK_EQ(zm_model_end_host(f.model), 0);
     CHECK_EQ(api_row(&f, "zeEventQueryStatus")->errors, 2);
     CHECK_EQ(api_row(&f, "zeEventQueryStatus")->calls, 3);
     teardown(&f);
@@ -260,7 +276,7 @@ static void test_extended_rows_split_by_thread(void)
     leave(&f, 10, 1, "zeInit", 0);
     entry(&f, 0, 2, "zeInit");
     leave(&f, 30, 2, "zeInit", 0);
-    CHECK_EQ(zm_model_end_host(&f.model), 0);
+    CHECK_EQ(zm_model_end_host(f.model), 0);
     CHECK_EQ(f.stats.api.count, 2);
     zm_stats_sort(&f.stats.api);
     CHECK_EQ(f.stats.api.rows[0].tid, 2); /* sorted by time */
@@ -368,12 +384,14 @@ static void test_device_timing_links_to_append_across_wrap(void)
     append_call(&f, 1100000, 7, "my_kernel");
     /* Starts 0x800 ticks after the anchor, 0x1000 ticks long: crosses 2^32. */
     timing(&f, 2000000, 7, 0, 0xfffff800ull, 0x100000800ull, 0);
-    CHECK_EQ(zm_model_end_host(&f.model), 0);
+    CHECK_EQ(zm_model_end_host(f.model), 0);
     const struct zm_stat_row *r = device_row(&f, "my_kernel");
     CHECK_EQ(r->calls, 1);
     CHECK_EQ(r->total_ns, 0x1000 * 100);
-    CHECK_EQ(f.model.anomalies.unmatched_timings + f.model.anomalies.inverted_intervals, 0);
-    CHECK_EQ(f.model.label_count, 1);
+    CHECK_EQ(zm_model_anomalies(f.model)->unmatched_timings +
+                 zm_model_anomalies(f.model)->inverted_intervals,
+             0);
+    CHECK_EQ(zm_model_device_label_count(f.model), 1);
     teardown(&f);
 }
 
@@ -384,13 +402,15 @@ static void test_one_event_append_links_its_timing_across_wrap(void)
     device_setup(&f, true);
     append_one_event(&f, 1100000, 7, "my_kernel");
     timing(&f, 2000000, 7, 0, 0xfffff800ull, 0x100000800ull, 0);
-    CHECK_EQ(zm_model_end_host(&f.model), 0);
+    CHECK_EQ(zm_model_end_host(f.model), 0);
     const struct zm_stat_row *r = device_row(&f, "my_kernel");
     CHECK_EQ(r->calls, 1);
     CHECK_EQ(r->total_ns, 0x1000 * 100);
     CHECK_EQ(api_row(&f, "zeCommandListAppendLaunchKernel")->calls, 1);
-    CHECK_EQ(f.model.anomalies.unmatched_timings + f.model.anomalies.inverted_intervals +
-                 f.model.anomalies.orphan_exits + f.model.anomalies.synthetic_closes,
+    CHECK_EQ(zm_model_anomalies(f.model)->unmatched_timings +
+                 zm_model_anomalies(f.model)->inverted_intervals +
+                 zm_model_anomalies(f.model)->orphan_exits +
+                 zm_model_anomalies(f.model)->synthetic_closes,
              0);
     teardown(&f);
 }
@@ -406,12 +426,12 @@ static void test_regular_list_executions_share_the_append(void)
     append_call(&f, 1400000, 10, "once");
     timing(&f, 1500000, 10, 0, 0xfffff800ull, 0xfffff810ull, 0);
     timing(&f, 1600000, 10, 0, 0xfffff900ull, 0xfffff910ull, 0); /* append already consumed */
-    CHECK_EQ(zm_model_end_host(&f.model), 0);
+    CHECK_EQ(zm_model_end_host(f.model), 0);
     CHECK_EQ(device_row(&f, "replayed")->calls, 2);
     CHECK_EQ(device_row(&f, "replayed")->total_ns, 2 * 256 * 100);
     CHECK_EQ(device_row(&f, "once")->calls, 1);
     CHECK_EQ(device_row(&f, "(unknown append)")->calls, 1);
-    CHECK_EQ(f.model.anomalies.unmatched_timings, 1);
+    CHECK_EQ(zm_model_anomalies(f.model)->unmatched_timings, 1);
     teardown(&f);
 }
 
@@ -423,20 +443,20 @@ static void test_list_destroy_forgets_its_appends(void)
     append_to(&f, 1100000, 1, "kept", 0x200);
     append_to(&f, 1100100, 2, "kept", 0x200);
     append_to(&f, 1100200, 3, "other", 0x300);
-    CHECK_EQ(f.model.appends.count, 3);
+    CHECK_EQ(zm_model_pending_appends(f.model), 3);
     timing(&f, 1200000, 1, 1, 0xfffff400ull, 0xfffff500ull, 0);
     struct zm_event destroy = api(&f, ZM_EVENT_API_ENTRY, 1300000, 1, "zeCommandListDestroy", 0);
     destroy.list = 0x200;
     feed(&f, destroy);
     timing(&f, 1300001, 2, 1, 0xfffff600ull, 0xfffff700ull, 0); /* drained inside the call */
     leave(&f, 1300002, 1, "zeCommandListDestroy", 0);
-    CHECK_EQ(f.model.appends.count, 1); /* only list 0x300's append is left */
+    CHECK_EQ(zm_model_pending_appends(f.model), 1); /* only list 0x300's append is left */
     timing(&f, 1400000, 1, 2, 0xfffff800ull, 0xfffff900ull, 0); /* after destroy: unknown */
     timing(&f, 1400001, 3, 1, 0xfffff800ull, 0xfffff900ull, 0);
-    CHECK_EQ(zm_model_end_host(&f.model), 0);
+    CHECK_EQ(zm_model_end_host(f.model), 0);
     CHECK_EQ(device_row(&f, "kept")->calls, 2);
     CHECK_EQ(device_row(&f, "other")->calls, 1);
-    CHECK_EQ(f.model.anomalies.unmatched_timings, 1);
+    CHECK_EQ(zm_model_anomalies(f.model)->unmatched_timings, 1);
     teardown(&f);
 }
 
@@ -455,9 +475,9 @@ static void test_lost_and_unanchored_timings_are_counted(void)
                                .tid = 1,
                                .call_id = 3,
                                .device = 0xbad}); /* a device never described */
-    CHECK_EQ(zm_model_end_host(&f.model), 0);
-    CHECK_EQ(f.model.anomalies.lost_timings, 1);
-    CHECK_EQ(f.model.anomalies.unanchored_timings, 2);
+    CHECK_EQ(zm_model_end_host(f.model), 0);
+    CHECK_EQ(zm_model_anomalies(f.model)->lost_timings, 1);
+    CHECK_EQ(zm_model_anomalies(f.model)->unanchored_timings, 2);
     /* Unanchored work is still tallied, at the nominal rate. */
     CHECK_EQ(device_row(&f, "k")->calls, 1);
     CHECK_EQ(device_row(&f, "k")->total_ns, 50 * 100);
@@ -471,8 +491,8 @@ static void test_inverted_device_interval_clamps(void)
     device_setup(&f, true);
     append_call(&f, 1100000, 5, "backwards");
     timing(&f, 1200000, 5, 0, 0xfffff900ull, 0xfffff800ull, 0);
-    CHECK_EQ(zm_model_end_host(&f.model), 0);
-    CHECK_EQ(f.model.anomalies.inverted_intervals, 1);
+    CHECK_EQ(zm_model_end_host(f.model), 0);
+    CHECK_EQ(zm_model_anomalies(f.model)->inverted_intervals, 1);
     CHECK_EQ(device_row(&f, "backwards")->total_ns, 0);
     teardown(&f);
 }
@@ -482,13 +502,13 @@ static void test_second_host_is_separate(void)
     struct fixture f;
     setup(&f, false);
     entry(&f, 0, 1, "zeInit"); /* left open on host A */
-    CHECK_EQ(zm_model_end_host(&f.model), 0);
-    CHECK_EQ(zm_model_begin_host(&f.model, "host-b", "/trace-b"), 1);
+    CHECK_EQ(zm_model_end_host(f.model), 0);
+    CHECK_EQ(zm_model_begin_host(f.model, "host-b", "/trace-b"), 1);
     leave(&f, 10, 1, "zeInit", 0); /* same pid/tid on host B: an orphan there */
-    CHECK_EQ(zm_model_end_host(&f.model), 0);
-    CHECK_EQ(f.model.anomalies.synthetic_closes, 1);
-    CHECK_EQ(f.model.anomalies.orphan_exits, 1);
-    CHECK_EQ(zm_model_thread_count(&f.model), 2);
+    CHECK_EQ(zm_model_end_host(f.model), 0);
+    CHECK_EQ(zm_model_anomalies(f.model)->synthetic_closes, 1);
+    CHECK_EQ(zm_model_anomalies(f.model)->orphan_exits, 1);
+    CHECK_EQ(zm_model_thread_count(f.model), 2);
     teardown(&f);
 }
 

@@ -117,7 +117,7 @@ static void test_sorter_keeps_insertion_order_for_equal_keys(void)
     struct zm_sorter sorter;
     CHECK_EQ(zm_sorter_init(&sorter, 1 << 16), 0);
     for (uint32_t i = 0; i < 4; i++)
-        zm_sorter_add(&sorter, 42, 0, &i, sizeof(i));
+        CHECK_EQ(zm_sorter_add(&sorter, 42, 0, &i, sizeof(i)), 0);
     tie_count = 0;
     CHECK_EQ(zm_sorter_merge(&sorter, identity, collect_ties, NULL), 0);
     CHECK_EQ(tie_count, 4);
@@ -136,32 +136,36 @@ static void test_utf8_replaces_invalid_sequences(void)
     CHECK_EQ(zm_utf8_sequence((const unsigned char *)"\xc0\x80"), 0);     /* overlong */
     CHECK_EQ(zm_utf8_sequence((const unsigned char *)"\xed\xa0\x80"), 0); /* surrogate */
     CHECK_EQ(zm_utf8_sequence((const unsigned char *)"\xc3"), 0);         /* cut short */
-    json_t *string = zm_json_string("kernel\xff\xc3\xa9" "b");
+    json_t *string = zm_utf8_json_string("kernel\xff\xc3\xa9"
+                                         "b");
     CHECK(string && strcmp(json_string_value(string), "kernel\xef\xbf\xbd\xc3\xa9" "b") == 0);
     json_decref(string);
-    string = zm_json_string("plain");
+    string = zm_utf8_json_string("plain");
     CHECK(string && strcmp(json_string_value(string), "plain") == 0);
     json_decref(string);
 
     char *text = NULL;
     size_t size = 0;
     FILE *memory = open_memstream(&text, &size);
-    struct zm_out out;
-    zm_out_init(&out, memory);
-    zm_out_string(&out, "a\xff" "b\"\n\xe2\x82\xac");
-    CHECK_EQ(zm_out_flush(&out), 0);
+    struct zm_jsonout out;
+    zm_jsonout_init(&out, memory);
+    zm_jsonout_string(&out, "a\xff"
+                            "b\"\n\xe2\x82\xac");
+    CHECK_EQ(zm_jsonout_flush(&out), 0);
     fclose(memory);
     CHECK(text && strcmp(text, "\"a\xef\xbf\xbd" "b\\\"\\u000a\xe2\x82\xac\"") == 0);
-    zm_out_release(&out);
+    zm_jsonout_release(&out);
     free(text);
 }
 
 static void test_escape_line_keeps_one_line(void)
 {
     char out[64];
-    zm_escape_line(out, sizeof(out), "a\nb\tc\x01" "d");
+    zm_supervise_escape_line(out, sizeof(out),
+                             "a\nb\tc\x01"
+                             "d");
     CHECK(strcmp(out, "a\\nb\\tc\\x01d") == 0);
-    zm_escape_line(out, 8, "0123456789");
+    zm_supervise_escape_line(out, 8, "0123456789");
     CHECK(strlen(out) < 8);
 }
 

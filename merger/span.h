@@ -1,0 +1,54 @@
+/*
+ * span: what the model completes (model.h) and the sink it hands each completed span to.
+ *
+ * The model reconstructs API calls and device work; it does not know who consumes them. Its
+ * caller gives it a struct zm_span_sink (callbacks and their context): main.c wires one that feeds
+ * the statistics (stats.h) and, when a timeline is written, the timeline (timeline.h); the unit
+ * tests wire the statistics alone. Spans are borrowed for the duration of a callback; the names
+ * in them are interned by the model and stay valid until the model is freed.
+ */
+#ifndef ZM_SPAN_H
+#define ZM_SPAN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* One API call, from its start to its end on its host's trace clock (end >= start). */
+struct zm_api_span {
+    uint32_t host;
+    int64_t pid, tid;
+    const char *function; /* Weak: interned */
+    int64_t start_ns, end_ns;
+    uint32_t result;
+    bool synthetic; /* its exit was lost: closed by the model (docs/merger.md) */
+};
+
+/* One execution of an appended command on a device. */
+struct zm_device_span {
+    uint32_t host;
+    int64_t pid;
+    uint32_t device_label;   /* the model's index of the distinct (host, uuid) device */
+    const char *device_name; /* Weak: interned */
+    uint64_t queue;
+    const char *name; /* Weak: interned */
+    bool anchored;    /* the device's clock has anchors: start_ns and end_ns are known */
+    int64_t start_ns, end_ns, uncertainty_ns; /* host trace time, when anchored */
+    int64_t duration_ns; /* always: end - start, or the ticks at the nominal rate unanchored */
+    uint64_t call_id, execution;
+    bool linked; /* the append was seen: api_tid and append_ns say where */
+    int64_t api_tid, append_ns;
+};
+
+/* Where the model's spans go. Each callback returns 0, or -1 to fail the model's call that gave
+ * the span; any may be NULL (nothing to do). */
+struct zm_span_sink {
+    /* A host begins (hosts are numbered from 0 in reading order); before any of its spans. */
+    int (*begin_host)(void *context, uint32_t host, const char *hostname);
+    int (*api_span)(void *context, const struct zm_api_span *span);
+    int (*device_span)(void *context, const struct zm_device_span *span);
+    /* The current host's last span has been given. */
+    int (*end_host)(void *context);
+    void *context; /* Weak: passed to every callback */
+};
+
+#endif
