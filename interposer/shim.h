@@ -46,4 +46,28 @@ static inline bool zeprof_ready(void)
     return zeprof_init_slow();
 }
 
+/*
+ * The API families whose tracepoint provider is loaded at their first call (their events are
+ * rare, and each enabled event a program registers costs it a round trip to the session daemon
+ * at start-up); zeprof_ze, zeprof_device and zeprof_frame are loaded at initialization.
+ */
+enum zeprof_family {
+    ZEPROF_FAMILY_ZET,
+    ZEPROF_FAMILY_ZES,
+    ZEPROF_FAMILY_ZEL,
+    ZEPROF_FAMILY_COUNT
+};
+
+/* Nonzero (acquire) once the family's provider was loaded, or could not be: never retried. */
+extern int zeprof_family_loaded[ZEPROF_FAMILY_COUNT];
+
+/* Loads the family's provider once (pthread_once); its events are enabled when it returns. */
+void zeprof_load_family_slow(enum zeprof_family family);
+
+static inline void zeprof_load_family(enum zeprof_family family)
+{
+    if (zeprof_unlikely(!__atomic_load_n(&zeprof_family_loaded[family], __ATOMIC_ACQUIRE)))
+        zeprof_load_family_slow(family);
+}
+
 #endif /* ZEPROF_SHIM_H */

@@ -10,13 +10,18 @@
  *   if that fails, one line on stderr and every call is refused with
  *   ZE_RESULT_ERROR_UNINITIALIZED, as the real loader would without a driver;
  * - then the tracepoint providers (libzeprof_providers.so, next to the shim) are loaded; if that
- *   fails (LTTng-UST missing), one line on stderr and the application runs untraced.
+ *   fails (LTTng-UST missing), one line on stderr and the application runs untraced; else the
+ *   process name is recorded once (zeprof_device:process), and again in a forked child. The
+ *   providers of the zet, zes and zel families are loaded at their family's first call instead
+ *   (zeprof_load_family, shim.h), so a program that never calls them never registers their
+ *   events. Owns their handles too (never closed).
  * Never exits, never aborts. Owns: the real loader's handle (never closed: drivers and other
  * threads may still run its code at exit), the providers' handle (never closed either: LTTng-UST
  * does not reference-count probe libraries).
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -24,8 +29,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "zeprof_api.h"
+#include "zeprof_device.h"
 #include "dl_route.h"
 #include "guard.h"
 #include "shim.h"
@@ -35,6 +42,13 @@
 #endif
 
 #define ZEPROF_PROVIDERS_FILE "libzeprof_providers.so"
+
+/* The providers loaded at a family's first call (shim.h), in enum zeprof_family's order. */
+static const char *const zeprof_family_files[ZEPROF_FAMILY_COUNT] = {
+    "libzeprof_providers_zet.so",
+    "libzeprof_providers_zes.so",
+    "libzeprof_providers_zel.so",
+};
 
 /*
  * AddressSanitizer's dlopen interceptor aborts on RTLD_DEEPBIND (google/sanitizers issue 611), and
@@ -58,6 +72,13 @@ int zeprof_state = ZEPROF_STATE_UNINITIALIZED;
 
 static pthread_once_t zeprof_init_control = PTHREAD_ONCE_INIT;
 static bool zeprof_verbose;
+/* The shim's directory, where the providers are; empty when the main providers did not load. */
+static char zeprof_providers_dir[PATH_MAX];
+
+int zeprof_family_loaded[ZEPROF_FAMILY_COUNT];
+static pthread_once_t zeprof_family_control[ZEPROF_FAMILY_COUNT] = {
+    PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT,
+};
 
 /* LTTng-UST's fork helpers, from the providers' liblttng-ust; NULL when not loaded. */
 static void (*zeprof_ust_before_fork)(sigset_t *);
@@ -115,6 +136,34 @@ static void zeprof_read_environment(void)
     zeprof_explain("mode=%s", zeprof_mode_name(zeprof_mode));
 }
 
+/*
+ * Records the process name (the name of its main thread, as /proc/self/comm gives it: what the
+ * procname context would say) once, so that events need not carry it. open/read/close only: also
+ * called in a forked child, where only async-signal-safe functions are allowed.
+ */
+static void zeprof_record_process(void)
+{
+    char name[64] = "";
+    ssize_t length = 0;
+    int saved_errno = errno;
+    int fd;
+
+    if (!lttng_ust_tracepoint_enabled(zeprof_device, process))
+        return;
+    fd = open("/proc/self/comm", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        length = read(fd, name, sizeof(name) - 1);
+        close(fd);
+    }
+    if (length < 0)
+        length = 0;
+    while (length > 0 && name[length - 1] == '\n')
+        length--;
+    name[length] = '\0';
+    lttng_ust_do_tracepoint(zeprof_device, process, name);
+    errno = saved_errno;
+}
+
 /* The fork helpers keep LTTng-UST usable in a child that does not exec (see lttng-ust(3)). */
 static void zeprof_prepare_fork(void)
 {
@@ -129,6 +178,7 @@ static void zeprof_parent_after_fork(void)
 static void zeprof_child_after_fork(void)
 {
     zeprof_ust_after_fork_child(&zeprof_fork_sigset);
+    zeprof_record_process();
 }
 
 static bool zeprof_fork_wrapper_loaded(void)
@@ -179,6 +229,8 @@ static void zeprof_load_providers(void)
         return;
     }
     zeprof_explain("tracepoint providers loaded: path=%s", path);
+    snprintf(zeprof_providers_dir, sizeof(zeprof_providers_dir), "%.*s",
+             (int) (slash - self.dli_fname), self.dli_fname);
 
     zeprof_lookup(handle, "lttng_ust_before_fork", &zeprof_ust_before_fork);
     zeprof_lookup(handle, "lttng_ust_after_fork_parent", &zeprof_ust_after_fork_parent);
@@ -189,6 +241,63 @@ static void zeprof_load_providers(void)
                            zeprof_child_after_fork) == 0)
             zeprof_explain("fork handlers installed: a forked child keeps tracing");
     }
+}
+
+/* The pthread_once routines of the families (pthread_once passes no argument). */
+static void zeprof_load_family_now(enum zeprof_family family)
+{
+    char path[PATH_MAX + 64];
+    int length;
+
+    /* Without the main providers (no LTTng-UST) nothing is traced: nothing to load. */
+    length = snprintf(path, sizeof(path), "%s/%s", zeprof_providers_dir,
+                      zeprof_family_files[family]);
+    if (zeprof_providers_dir[0] != '\0' && length > 0 && (size_t) length < sizeof(path)) {
+        /* Its constructors register the probes; with a session active, LTTng-UST registers their
+         * events with the session daemon and enables them before dlopen returns. */
+        if (dlopen(path, RTLD_NOW | RTLD_LOCAL) == NULL) {
+            const char *reason = dlerror();
+
+            zeprof_say("these calls are not traced: path=%s, reason=%s", path,
+                       reason != NULL ? reason : "unknown");
+        } else {
+            zeprof_explain("tracepoint providers loaded: path=%s", path);
+        }
+    }
+    __atomic_store_n(&zeprof_family_loaded[family], 1, __ATOMIC_RELEASE);
+}
+
+static void zeprof_load_zet(void)
+{
+    zeprof_load_family_now(ZEPROF_FAMILY_ZET);
+}
+
+static void zeprof_load_zes(void)
+{
+    zeprof_load_family_now(ZEPROF_FAMILY_ZES);
+}
+
+static void zeprof_load_zel(void)
+{
+    zeprof_load_family_now(ZEPROF_FAMILY_ZEL);
+}
+
+void zeprof_load_family_slow(enum zeprof_family family)
+{
+    static void (*const loaders[ZEPROF_FAMILY_COUNT])(void) = {
+        zeprof_load_zet, zeprof_load_zes, zeprof_load_zel,
+    };
+    int saved_errno = errno;
+
+    /* A family's first call can come before any other (the initialization opens the real
+     * loader and the main providers first); anything that reaches a wrapper meanwhile on this
+     * thread passes straight through. */
+    if (!zeprof_ready())
+        return;
+    zeprof_guard_enter();
+    pthread_once(&zeprof_family_control[family], loaders[family]);
+    zeprof_guard_leave();
+    errno = saved_errno;
 }
 
 static bool zeprof_is_own_function(void *function)
@@ -249,8 +358,10 @@ static void zeprof_initialize(void)
     zeprof_guard_enter();
     zeprof_read_environment();
     state = zeprof_open_real_loader() ? ZEPROF_STATE_READY : ZEPROF_STATE_FAILED;
-    if (state == ZEPROF_STATE_READY)
+    if (state == ZEPROF_STATE_READY) {
         zeprof_load_providers(); /* nothing is traced when every call is refused */
+        zeprof_record_process();
+    }
     zeprof_guard_leave();
     __atomic_store_n(&zeprof_state, state, __ATOMIC_RELEASE);
 }

@@ -6,6 +6,7 @@
  * Exit status: 0, or 2 with one "Failed to …" line on stderr. The work runs in a supervised
  * child (supervise.h): a crash or a stall of libbabeltrace2 is that one line too.
  */
+#include "demangle.h"
 #include "dump.h"
 #include "model.h"
 #include "options.h"
@@ -25,10 +26,11 @@
 #endif
 
 /* Where the model's spans go: every span to the statistics (the tally), and to the timeline when
- * one is written. */
+ * one is written. Kernel names are demangled here, once for both, so that they agree. */
 struct span_consumers {
     struct zm_stats *stats;       /* Weak */
     struct zm_timeline *timeline; /* Weak, may be NULL */
+    struct zm_demangle *demangle; /* Weak, NULL with --mangled */
 };
 
 static int begin_host(void *context, uint32_t host, const char *hostname)
@@ -48,9 +50,12 @@ static int api_span(void *context, const struct zm_api_span *span)
 static int device_span(void *context, const struct zm_device_span *span)
 {
     struct span_consumers *consumers = context;
-    if (zm_stats_add_device(consumers->stats, span) != 0)
+    struct zm_device_span shown = *span;
+    if (consumers->demangle && !(shown.name = zm_demangle_name(consumers->demangle, span->name)))
         return -1;
-    return consumers->timeline ? zm_timeline_device_span(consumers->timeline, span) : 0;
+    if (zm_stats_add_device(consumers->stats, &shown) != 0)
+        return -1;
+    return consumers->timeline ? zm_timeline_device_span(consumers->timeline, &shown) : 0;
 }
 
 static int end_host(void *context)
@@ -133,10 +138,12 @@ static int merge(void *context, char *reason, int reason_size)
     int status = 2;
     struct zm_timeline *timeline = NULL;
     struct zm_stats stats;
+    struct zm_demangle demangle;
     struct zm_model *model = NULL;
     struct zm_placement placement = {0};
     FILE *dump = NULL;
     zm_stats_init(&stats, options->extended);
+    zm_demangle_init(&demangle);
     if (options->timeline) {
         timeline = zm_timeline_open(options->timeline, reason, reason_size);
         if (!timeline) {
@@ -144,7 +151,7 @@ static int merge(void *context, char *reason, int reason_size)
             return 2;
         }
     }
-    struct span_consumers consumers = {&stats, timeline};
+    struct span_consumers consumers = {&stats, timeline, options->mangled ? NULL : &demangle};
     struct zm_span_sink sink = {begin_host, api_span, device_span, end_host, &consumers};
     model = zm_model_new(&sink, options->max_rate_ppm);
     if (!model) {
@@ -188,7 +195,8 @@ static int merge(void *context, char *reason, int reason_size)
     zm_supervise_output_wait(1); /* stdout may be a pipe to a slow reader */
     if (!options->dump) {
         int printed = options->json ? zm_tally_print_json(stdout, model, &stats, &placement)
-                                    : zm_tally_print_text(stdout, model, &stats, &placement);
+                                    : zm_tally_print_text(stdout, model, &stats, &placement,
+                                                          options->max_name_size);
         if (printed != 0 || fflush(stdout) != 0) {
             snprintf(reason, (size_t)reason_size, "Failed to write tally: path=stdout");
             goto error;
@@ -207,6 +215,7 @@ end:
     zm_placement_release(&placement);
     zm_model_free(model);
     zm_stats_release(&stats);
+    zm_demangle_release(&demangle); /* after the timeline and the tally: they borrow its names */
     return status;
 }
 

@@ -1,13 +1,15 @@
 /* options: zeprof-merge's command line (options.h). */
 #include "options.h"
 
+#include "supervise.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { OPT_MAX_RATE_PPM = 256, OPT_VERSION };
+enum { OPT_MAX_RATE_PPM = 256, OPT_MANGLED, OPT_MAX_NAME_SIZE, OPT_VERSION };
 
 const char *zm_options_usage(void)
 {
@@ -18,10 +20,32 @@ const char *zm_options_usage(void)
            "  -j, --json            print the tally as JSON\n"
            "  -l, --timeline FILE   write the timeline (Chrome Trace Event JSON) to FILE\n"
            "  -t, --trace           print every event as one text line, time-ordered per host\n"
+           "      --mangled         keep kernel names as recorded (default: demangled)\n"
+           "      --max-name-size N shorten longer names in the text tally to N characters\n"
            "      --max-rate-ppm N  bound on the relative rate of two clocks (default 100)\n"
            "  -v, --verbose         explain what is being done on stderr\n"
            "  -h, --help            show this help\n"
            "      --version         show the version\n";
+}
+
+/* A whole decimal number in [min, max] (no sign, no spaces) into `value`: 0; else -1 with the
+ * one-line reason (the value escaped: it may hold a newline). */
+static int parse_number(const char *option, const char *text, uint64_t min, uint64_t max,
+                        uint64_t *value, char *reason, int reason_size)
+{
+    char *end;
+    errno = 0;
+    unsigned long long parsed = strtoull(text, &end, 10);
+    if (errno || *end || end == text || text[0] < '0' || text[0] > '9' || parsed < min ||
+        parsed > max) {
+        char escaped[256];
+        zm_supervise_escape_line(escaped, sizeof(escaped), text);
+        snprintf(reason, (size_t)reason_size, "Failed to parse options: option=%s, value=%s",
+                 option, escaped);
+        return -1;
+    }
+    *value = parsed;
+    return 0;
 }
 
 enum zm_options_status zm_options_parse(struct zm_options *options, int argc, char **argv,
@@ -32,6 +56,8 @@ enum zm_options_status zm_options_parse(struct zm_options *options, int argc, ch
         {"json", no_argument, NULL, 'j'},
         {"timeline", required_argument, NULL, 'l'},
         {"trace", no_argument, NULL, 't'},
+        {"mangled", no_argument, NULL, OPT_MANGLED},
+        {"max-name-size", required_argument, NULL, OPT_MAX_NAME_SIZE},
         {"max-rate-ppm", required_argument, NULL, OPT_MAX_RATE_PPM},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
@@ -66,18 +92,19 @@ enum zm_options_status zm_options_parse(struct zm_options *options, int argc, ch
         case OPT_VERSION:
             options->version = true;
             break;
-        case OPT_MAX_RATE_PPM: {
-            char *end;
-            errno = 0;
-            unsigned long long value = strtoull(optarg, &end, 10);
-            if (errno || *end || end == optarg || optarg[0] == '-' || value > 1000000) {
-                snprintf(reason, (size_t)reason_size,
-                         "Failed to parse options: option=--max-rate-ppm, value=%s", optarg);
-                return ZM_OPTIONS_ERROR;
-            }
-            options->max_rate_ppm = value;
+        case OPT_MANGLED:
+            options->mangled = true;
             break;
-        }
+        case OPT_MAX_NAME_SIZE:
+            if (parse_number("--max-name-size", optarg, 1, 1000000, &options->max_name_size, reason,
+                             reason_size) != 0)
+                return ZM_OPTIONS_ERROR;
+            break;
+        case OPT_MAX_RATE_PPM:
+            if (parse_number("--max-rate-ppm", optarg, 0, 1000000, &options->max_rate_ppm, reason,
+                             reason_size) != 0)
+                return ZM_OPTIONS_ERROR;
+            break;
         default:
             snprintf(reason, (size_t)reason_size, "Failed to parse options: option=%s",
                      optind > 0 && optind <= argc ? argv[optind - 1] : "?");

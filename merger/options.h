@@ -18,6 +18,8 @@ struct zm_options {
     bool help;                /* -h */
     bool version;             /* --version */
     const char *timeline;     /* -l FILE, or NULL (Weak: argv) */
+    bool mangled;             /* --mangled: kernel names as recorded, not demangled */
+    uint64_t max_name_size;   /* --max-name-size N: text tally names cut to N; 0: never */
     uint64_t max_rate_ppm;    /* --max-rate-ppm N, default 100 */
     const char *const *paths; /* TRACE_DIR... (Weak: argv) */
     int path_count;

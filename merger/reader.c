@@ -62,6 +62,7 @@ struct class_info {
     int vpid, vtid; /* common context member index, or -1 */
     const char *invalid; /* why events of this class cannot be read, or NULL (static text) */
     enum zm_remote_mark frame_mark; /* ZM_EVENT_FRAME: which of the four marks */
+    bool process_name; /* zeprof_device:process: the process name, shown by -t only */
 };
 
 struct reader {
@@ -207,6 +208,7 @@ static const struct class_info *class_info_for(struct reader *reader, const bt_e
     memset(info, 0, sizeof(*info));
     const char *name = bt_event_class_get_name(event_class);
     info->kind = classify(reader, name ? name : "", &info->function);
+    info->process_name = name && strcmp(name, "zeprof_device:process") == 0;
     if (info->kind == ZM_EVENT_FRAME)
         info->frame_mark = frame_mark_of(name);
     const bt_field_class *payload = bt_event_class_borrow_payload_field_class_const(event_class);
@@ -328,6 +330,8 @@ static int handle_event(struct reader *reader, const bt_message *message)
     if (reader->dump)
         zm_dump_event(reader->dump, zm_model_host(reader->model, reader->host)->hostname, ns, event,
                       info->kind == ZM_EVENT_API_CALL ? &decoded.start_ns : NULL);
+    if (info->process_name)
+        return 0; /* the name, once per process, in place of a procname context on every event */
     if (info->kind == ZM_EVENT_UNKNOWN)
         return zm_model_event(reader->model, &decoded);
     const bt_field *context = bt_event_borrow_common_context_field_const(event);

@@ -63,16 +63,42 @@ static const char *plural(size_t n, const char *one, const char *many)
     return n == 1 ? one : many;
 }
 
+/* How the text tally shows a name at most `max_size` bytes wide (0: no limit): its first `kept`
+ * bytes, then "..." when `cut`. A longer name keeps max_size - 3 bytes and the "..." (max_size
+ * bytes in all; just the first max_size when that is 3 or less), never cut inside a UTF-8
+ * character. */
+struct shown_name {
+    int kept;
+    bool cut;
+};
+
+static struct shown_name shown_name(const char *name, uint64_t max_size)
+{
+    size_t length = strlen(name);
+    if (max_size == 0 || length <= max_size)
+        return (struct shown_name){(int)length, false};
+    bool cut = max_size > 3;
+    size_t kept = cut ? max_size - 3 : max_size;
+    while (kept > 0 && ((unsigned char)name[kept] & 0xc0) == 0x80)
+        kept--; /* name[kept] continues a character: keep that character out whole */
+    return (struct shown_name){(int)kept, cut};
+}
+
+static int shown_width(struct shown_name shown)
+{
+    return shown.kept + (shown.cut ? 3 : 0);
+}
+
 static void print_table(FILE *out, const struct zm_model *model, struct zm_stat_table *table,
-                        bool device, bool extended)
+                        bool device, bool extended, uint64_t max_name_size)
 {
     zm_stats_sort(table);
     int64_t total = zm_stats_total(table);
     int name_width = 4;
     for (size_t i = 0; i < table->count; i++) {
-        int length = (int)strlen(table->rows[i].name);
-        if (length > name_width)
-            name_width = length;
+        int width = shown_width(shown_name(table->rows[i].name, max_name_size));
+        if (width > name_width)
+            name_width = width;
     }
     char where_header[64] = "";
     if (extended)
@@ -96,8 +122,10 @@ static void print_table(FILE *out, const struct zm_model *model, struct zm_stat_
         else if (extended)
             snprintf(where, sizeof(where), " | %-16s | %8" PRId64 " | %8" PRId64,
                      zm_model_host(model, row->host)->hostname, row->pid, row->tid);
-        fprintf(out, "%-*s%s | %10s | %6.2f%% | %10" PRIu64 " | %10s | %10s | %10s", name_width,
-                row->name, where, time, total ? 100.0 * (double)row->total_ns / (double)total : 0.0,
+        struct shown_name shown = shown_name(row->name, max_name_size);
+        fprintf(out, "%.*s%s%*s%s | %10s | %6.2f%% | %10" PRIu64 " | %10s | %10s | %10s",
+                shown.kept, row->name, shown.cut ? "..." : "", name_width - shown_width(shown), "",
+                where, time, total ? 100.0 * (double)row->total_ns / (double)total : 0.0,
                 row->calls, average, min, max);
         if (!device)
             fprintf(out, " | %10" PRIu64, row->errors);
@@ -122,7 +150,7 @@ static void print_hosts(FILE *out, const struct zm_placement *placement)
 }
 
 int zm_tally_print_text(FILE *out, const struct zm_model *model, struct zm_stats *stats,
-                        const struct zm_placement *placement)
+                        const struct zm_placement *placement, uint64_t max_name_size)
 {
     uint32_t hosts = zm_model_host_count(model);
     size_t processes = zm_model_process_count(model), threads = zm_model_thread_count(model);
@@ -132,9 +160,9 @@ int zm_tally_print_text(FILE *out, const struct zm_model *model, struct zm_stats
             plural(threads, "thread", "threads"), devices, plural(devices, "device", "devices"));
     print_hosts(out, placement);
     fputs("API calls\n", out);
-    print_table(out, model, &stats->api, false, stats->extended);
+    print_table(out, model, &stats->api, false, stats->extended, max_name_size);
     fputs("\nDevice work\n", out);
-    print_table(out, model, &stats->device, true, stats->extended);
+    print_table(out, model, &stats->device, true, stats->extended, max_name_size);
     bool any = false;
     for (size_t i = 0; i < sizeof(anomaly_fields) / sizeof(*anomaly_fields); i++) {
         uint64_t value = anomaly_value(zm_model_anomalies(model), i);

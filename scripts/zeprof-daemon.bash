@@ -19,15 +19,15 @@
 # - sessiond.pid: "<pid> <start time>" of the daemon (the start time guards against pid reuse).
 # - idle: present while the daemon waits, session-less and with no application registered, for
 #   the next run; its time stamp is when it became idle.
-# - home/ (LTTNG_HOME of the daemon, the clients and the program), sessiond.log, session.lttng.
-# A run takes an idle slot whose lock it can get, or starts a daemon in a new slot (loading its
-# session at start-up, so the session is ready when the daemon answers). A keeper process per
+# - home/ (LTTNG_HOME of the daemon, the clients and the program), sessiond.log.
+# A run takes an idle slot whose lock it can get, or starts a daemon in a new slot (and sets up
+# its session the moment the daemon answers). A keeper process per
 # slot (zeprof --daemon-keeper SLOT) stops the daemon once it has been idle for
 # ZEPROF_DAEMON_IDLE seconds, or as soon as the lock is free without the slot being idle (its run
 # was killed outright), and removes the slot. ZEPROF_DAEMON_IDLE=0: each run stops its daemon.
 
 is_root=0
-[ "$(id -u)" -eq 0 ] && is_root=1
+[ "$EUID" -eq 0 ] && is_root=1
 
 slot=                    # the daemon slot this run uses
 slot_lock_fd=            # its lock, while this run holds it
@@ -40,7 +40,7 @@ session=                 # the session while this run owns it
 app_pid=
 
 state_base() {
-  if [ "$is_root" -eq 1 ]; then echo /var/run/zeprof; else echo "${TMPDIR:-/tmp}/zeprof-$(id -u)"; fi
+  if [ "$is_root" -eq 1 ]; then echo /var/run/zeprof; else echo "${TMPDIR:-/tmp}/zeprof-$EUID"; fi
 }
 
 # Creates directory $1 (mode 0700) unless it exists; refuses one that is not ours or is a link
@@ -190,49 +190,44 @@ close_lock_fds() {
   done
 }
 
-# Starts lttng-sessiond for LTTNG_HOME $1, logging to $2, loading the session file $3 (if not
-# empty) at start-up, in the background, as a child of zeprof in a session of its own (a Ctrl-C
+# Starts lttng-sessiond for LTTNG_HOME $1, logging to $2, in the background, as a child of zeprof in a session of its own (a Ctrl-C
 # at the terminal must not reach it before the trace is closed). Sets started_pid: setsid,
 # unshare (without --fork) and sh -c exec in place, so the pid is the daemon's. As root it runs
 # in a new mount namespace with a fresh tmpfs on /var/run/lttng (created, empty, if the machine
 # has none yet, as lttng-sessiond itself would).
 start_daemon() {
-  local home=$1 log=$2 load=${3:-} arguments
+  local home=$1 log=$2 arguments preload=(-u LD_PRELOAD)
   mkdir -p "$home/.lttng"
   arguments=(--no-kernel "--apps-sock=$home/.lttng/lttng-ust-sock-8")
-  [ -z "$load" ] || arguments+=("--load=$load")
+  # The daemon (and its consumer daemons) get zeprof's short polls, nothing of the caller's.
+  [ ! -e "$DAEMON_POLL" ] || preload=(LD_PRELOAD="$DAEMON_POLL")
   (
     close_lock_fds
     if [ "$is_root" -eq 1 ]; then
       # shellcheck disable=SC2016 # expanded by that sh
-      exec env -u LD_PRELOAD LTTNG_HOME="$home" setsid unshare --mount --propagation private -- \
+      exec env "${preload[@]}" LTTNG_HOME="$home" setsid unshare --mount --propagation private -- \
         sh -c 'mkdir -p /var/run/lttng && mount -t tmpfs zeprof-lttng /var/run/lttng &&
                exec lttng-sessiond "$@"' \
         zeprof-sessiond "${arguments[@]}"
     fi
-    exec env -u LD_PRELOAD LTTNG_HOME="$home" setsid lttng-sessiond "${arguments[@]}"
+    exec env "${preload[@]}" LTTNG_HOME="$home" setsid lttng-sessiond "${arguments[@]}"
   ) </dev/null >"$log" 2>&1 &
   started_pid=$!
 }
 
-# Waits until daemon $1 (LTTNG_HOME $2) answers and, when $3 is given, lists session $3 as
-# recording; false if the daemon died or did not get there in time. As root the daemon is only
-# asked once it is lttng-sessiond (so in its own namespace): before, nsenter would reach the
-# caller's /var/run/lttng.
+# Waits until daemon $1 (LTTNG_HOME $2) answers; false if it died or did not get there in time
+# (the job's daemon: zeprof-start waits by itself for a run's). As root the daemon is only asked
+# once it is lttng-sessiond (so in its own namespace): before, nsenter would reach the caller's
+# /var/run/lttng.
 wait_daemon_ready() {
-  local pid=$1 home=$2 name=${3:-} tries=0 state listing
+  local pid=$1 home=$2 tries=0 state
   while :; do
     state=$(process_state "$pid")
     if [ -z "$state" ] || [ "$state" = Z ]; then
       return 1
     fi
     if is_live_sessiond "$pid"; then
-      if [ -z "$name" ]; then
-        lttng_at "$home" "$pid" list >/dev/null 2>&1 && return 0
-      else
-        listing=$(lttng_at "$home" "$pid" list "$name" 2>/dev/null) &&
-          [[ $listing == *"[active]"* ]] && return 0
-      fi
+      lttng_at "$home" "$pid" list >/dev/null 2>&1 && return 0
     fi
     [ "$tries" -lt "$DAEMON_READY_TRIES" ] || return 1
     sleep "$DAEMON_READY_POLL_S"
@@ -241,72 +236,34 @@ wait_daemon_ready() {
 }
 
 # ---------------------------------------------------------------------------------------------
-# The session, described once as an LTTng session file: the daemon loads it at start-up (cold)
-# or `lttng load` does (warm), in one step either way.
+# The session: created, configured and started by zeprof-start (scripts/zeprof-start.c) in one
+# process, which also waits for a daemon that is still starting.
 
-xml_escape() {
-  local text=$1
-  text=${text//&/&amp;}
-  text=${text//</&lt;}
-  text=${text//>/&gt;}
-  printf '%s' "$text"
+# Creates and starts session $1 recording into $2 on daemon $4 (LTTNG_HOME $3), waiting up to $5
+# ms (default 0) for the daemon to answer. Its one-line reason goes to stderr on failure.
+start_session_at() {
+  local name=$1 directory=$2 home=$3 pid=$4 wait_ms=${5:-0} options
+  # No procname: the shim records the process name once (zeprof_device:process).
+  local contexts=vpid,vtid
+  options=(--wait-ms="$wait_ms" --output="$directory" --subbuf-size="$subbuf_bytes"
+           --num-subbuf="$num_subbuf" --metadata-subbuf-size="$METADATA_SUBBUF_SIZE"
+           --context="$contexts")
+  [ "$discard" -eq 1 ] || options+=(--blocking)
+  lttng_program_at "$home" "$pid" "$START_TOOL" "${options[@]}" "$name" "$CHANNEL" "$EVENTS"
 }
 
-# Writes the session file for session $1 recording into $2 to file $3.
-write_session_file() {
-  local name=$1 directory=$2 file=$3 overwrite=DISCARD blocking=0
-  [ "$discard" -eq 1 ] || blocking=-1   # -1: wait for space as long as it takes
-  cat >"$file" <<EOF
-<?xml version="1.0" encoding="UTF-8"?>
-<sessions>
-  <session>
-    <name>$(xml_escape "$name")</name>
-    <domains>
-      <domain>
-        <type>UST</type>
-        <buffer_type>PER_UID</buffer_type>
-        <channels>
-          <channel>
-            <name>$CHANNEL</name>
-            <enabled>true</enabled>
-            <overwrite_mode>$overwrite</overwrite_mode>
-            <subbuffer_size>$subbuf_bytes</subbuffer_size>
-            <subbuffer_count>$num_subbuf</subbuffer_count>
-            <switch_timer_interval>0</switch_timer_interval>
-            <read_timer_interval>0</read_timer_interval>
-            <output_type>MMAP</output_type>
-            <blocking_timeout>$blocking</blocking_timeout>
-            <monitor_timer_interval>1000000</monitor_timer_interval>
-            <tracefile_size>0</tracefile_size>
-            <tracefile_count>0</tracefile_count>
-            <live_timer_interval>0</live_timer_interval>
-            <events>
-              <event>
-                <name>$EVENTS</name>
-                <enabled>true</enabled>
-                <type>TRACEPOINT</type>
-                <loglevel_type>ALL</loglevel_type>
-              </event>
-            </events>
-            <contexts>
-              <context><type>VPID</type></context>
-              <context><type>VTID</type></context>
-              <context><type>PROCNAME</type></context>
-            </contexts>
-          </channel>
-        </channels>
-      </domain>
-    </domains>
-    <started>true</started>
-    <output>
-      <consumer_output>
-        <enabled>true</enabled>
-        <destination><path>$(xml_escape "$directory")</path></destination>
-      </consumer_output>
-    </output>
-  </session>
-</sessions>
-EOF
+# Waits until the daemon $1 that start_daemon started runs lttng-sessiond (as root: in its own
+# mount namespace, which zeprof's clients may then enter); false if it died first.
+wait_daemon_exec() {
+  local pid=$1 tries=0 state
+  until is_live_sessiond "$pid"; do
+    state=$(process_state "$pid")
+    if [ -z "$state" ] || [ "$state" = Z ] || [ "$tries" -ge "$DAEMON_READY_TRIES" ]; then
+      return 1
+    fi
+    sleep "$DAEMON_EXEC_POLL_S"
+    tries=$((tries + 1))
+  done
 }
 
 # Stops session $1 of daemon $3 (LTTNG_HOME $2) and returns once its trace is complete.
@@ -424,26 +381,26 @@ daemon_acquire() {
   elif claim_idle_slot; then
     daemon_warm=1
     client_home=$slot/home app_home=$slot/home
-    write_session_file "$name" "$directory" "$slot/session.lttng" ||
-      fail "cannot write $slot/session.lttng"
     say "reusing the idle lttng-sessiond (pid $daemon_pid) of $slot"
     session=$name
-    lttng_quiet load --input-path="$slot/session.lttng" "$name" ||
+    start_session_at "$name" "$directory" "$client_home" "$daemon_pid" ||
       { session=; fail "cannot set up the LTTng session"; }
     return 0
   fi
   new_slot || fail "cannot create a daemon slot in $base/daemons"
   client_home=$slot/home app_home=$slot/home
-  write_session_file "$name" "$directory" "$slot/session.lttng" ||
-    fail "cannot write $slot/session.lttng"
-  start_daemon "$slot/home" "$slot/sessiond.log" "$slot/session.lttng"
+  start_daemon "$slot/home" "$slot/sessiond.log"
   daemon_pid=$started_pid
   echo "$daemon_pid $(process_start_time "$daemon_pid")" >"$slot/sessiond.pid"
   [ "$daemon_idle_s" -eq 0 ] || start_keeper
   say "started lttng-sessiond (pid $daemon_pid) in $slot"
-  if ! wait_daemon_ready "$daemon_pid" "$slot/home" "$name"; then
-    # The daemon's last word (its complaint about the open files limit is routine).
+  # The session is set up as soon as the daemon answers (zeprof-start waits for it).
+  if ! wait_daemon_exec "$daemon_pid" ||
+     ! start_session_at "$name" "$directory" "$client_home" "$daemon_pid" \
+         "$DAEMON_ANSWER_TIMEOUT_MS" 2>"$slot/start.err"; then
+    # The daemon's last word (its complaint about the open files limit is routine), else ours.
     reason=$(grep -v 'open files limit' "$slot/sessiond.log" 2>/dev/null | tail -n 1)
+    [ -n "$reason" ] || reason=$(tail -n 1 "$slot/start.err" 2>/dev/null)
     daemon_release wait
     fail "the session daemon did not start: $reason"
   fi

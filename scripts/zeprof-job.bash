@@ -139,10 +139,8 @@ job_create_session() {
   fi
   mkdir -p -- "$directory" || fail "cannot create the output directory: $directory"
   [ -e "$marker" ] || echo "$job_id" >"$marker"
-  session=zeprof-$(uname -n)-$$-$(date +%s%N)
-  write_session_file "$session" "$directory" "$job_dir/session.lttng" ||
-    fail "cannot write $job_dir/session.lttng"
-  lttng_quiet load --input-path="$job_dir/session.lttng" "$session" ||
+  session=zeprof-$HOSTNAME-$$-${EPOCHREALTIME/[.,]/}
+  start_session_at "$session" "$directory" "$client_home" "$daemon_pid" ||
     { session=; fail "cannot set up the LTTng session"; }
   if ! printf '%s\n%s\n' "$session" "$directory" >"$job_dir/session.new" ||
      ! mv -f "$job_dir/session.new" "$job_dir/session"; then

@@ -1,5 +1,6 @@
 /*
- * LTTng-UST provider zeprof_device: device properties, clock anchors and device timing results.
+ * LTTng-UST provider zeprof_device: device properties, clock anchors, device timing results and
+ * the process name.
  * Fields and their order are fixed by docs/tracepoints.md ("Device work"); the device-timing
  * engine fires these events with lttng_ust_tracepoint(zeprof_device, <event>, ...).
  */
@@ -13,6 +14,44 @@
 
 #include <stdint.h>
 #include <lttng/tracepoint.h>
+
+/* The most frequent events first: LTTng numbers a channel's events in registration order and gives
+ * the first 31 a compact header (docs/tracepoints.md, "Event order and header size"). */
+
+/* During each profiled append, on the calling thread (before its `_call` event). Payload is
+ * cost: `context` is an argument for the call site's sake but not recorded (nothing reads it). */
+LTTNG_UST_TRACEPOINT_EVENT(zeprof_device, append,
+    LTTNG_UST_TP_ARGS(uint64_t, call_id, uint64_t, device, uint64_t, context, uint64_t, list,
+        const char *, kind, const char *, name, uint64_t, bytes, uint64_t, groups),
+    LTTNG_UST_TP_FIELDS(
+        lttng_ust_field_integer(uint64_t, call_id, call_id)
+        lttng_ust_field_integer_hex(uint64_t, device, device)
+        lttng_ust_field_integer_hex(uint64_t, list, list)
+        lttng_ust_field_string(kind, kind)
+        lttng_ust_field_string(name, name)
+        lttng_ust_field_integer(uint64_t, bytes, bytes)
+        lttng_ust_field_integer(uint64_t, groups, groups)
+    )
+)
+
+/* One per completed execution of a profiled append. Ten arguments: LTTng-UST's maximum. `list`
+ * is not recorded: the `append` of the same call_id has it. */
+LTTNG_UST_TRACEPOINT_EVENT(zeprof_device, device_timing,
+    LTTNG_UST_TP_ARGS(uint64_t, call_id, uint64_t, execution, uint64_t, device, uint64_t, queue,
+        uint64_t, list, uint64_t, global_start, uint64_t, global_end, uint64_t, context_start,
+        uint64_t, context_end, uint32_t, status),
+    LTTNG_UST_TP_FIELDS(
+        lttng_ust_field_integer(uint64_t, call_id, call_id)
+        lttng_ust_field_integer(uint64_t, execution, execution)
+        lttng_ust_field_integer_hex(uint64_t, device, device)
+        lttng_ust_field_integer_hex(uint64_t, queue, queue)
+        lttng_ust_field_integer(uint64_t, global_start, global_start)
+        lttng_ust_field_integer(uint64_t, global_end, global_end)
+        lttng_ust_field_integer(uint64_t, context_start, context_start)
+        lttng_ust_field_integer(uint64_t, context_end, context_end)
+        lttng_ust_field_integer(uint32_t, status, status)
+    )
+)
 
 /* Once per device per process, before any anchor or timing of that device. */
 LTTNG_UST_TRACEPOINT_EVENT(zeprof_device, device_properties,
@@ -53,38 +92,12 @@ LTTNG_UST_TRACEPOINT_EVENT(zeprof_device, clock_sample_end,
     )
 )
 
-/* During each profiled append, on the calling thread (before its `_call` event). Payload is
- * cost: `context` is an argument for the call site's sake but not recorded (nothing reads it). */
-LTTNG_UST_TRACEPOINT_EVENT(zeprof_device, append,
-    LTTNG_UST_TP_ARGS(uint64_t, call_id, uint64_t, device, uint64_t, context, uint64_t, list,
-        const char *, kind, const char *, name, uint64_t, bytes, uint64_t, groups),
+/* Once per process, when the shim initializes (and in a forked child): the process name
+ * (/proc/self/comm), recorded once here instead of a procname context on every event. */
+LTTNG_UST_TRACEPOINT_EVENT(zeprof_device, process,
+    LTTNG_UST_TP_ARGS(const char *, name),
     LTTNG_UST_TP_FIELDS(
-        lttng_ust_field_integer(uint64_t, call_id, call_id)
-        lttng_ust_field_integer_hex(uint64_t, device, device)
-        lttng_ust_field_integer_hex(uint64_t, list, list)
-        lttng_ust_field_string(kind, kind)
         lttng_ust_field_string(name, name)
-        lttng_ust_field_integer(uint64_t, bytes, bytes)
-        lttng_ust_field_integer(uint64_t, groups, groups)
-    )
-)
-
-/* One per completed execution of a profiled append. Ten arguments: LTTng-UST's maximum. `list`
- * is not recorded: the `append` of the same call_id has it. */
-LTTNG_UST_TRACEPOINT_EVENT(zeprof_device, device_timing,
-    LTTNG_UST_TP_ARGS(uint64_t, call_id, uint64_t, execution, uint64_t, device, uint64_t, queue,
-        uint64_t, list, uint64_t, global_start, uint64_t, global_end, uint64_t, context_start,
-        uint64_t, context_end, uint32_t, status),
-    LTTNG_UST_TP_FIELDS(
-        lttng_ust_field_integer(uint64_t, call_id, call_id)
-        lttng_ust_field_integer(uint64_t, execution, execution)
-        lttng_ust_field_integer_hex(uint64_t, device, device)
-        lttng_ust_field_integer_hex(uint64_t, queue, queue)
-        lttng_ust_field_integer(uint64_t, global_start, global_start)
-        lttng_ust_field_integer(uint64_t, global_end, global_end)
-        lttng_ust_field_integer(uint64_t, context_start, context_start)
-        lttng_ust_field_integer(uint64_t, context_end, context_end)
-        lttng_ust_field_integer(uint32_t, status, status)
     )
 )
 

@@ -13,7 +13,7 @@
  * - append-heavy: 100 000 x (zeKernelSetArgumentValue + zeCommandListAppendLaunchKernel) on an
  *   asynchronous immediate list, every 1000th launch signalling an event the host waits for
  *   (zeEventHostSynchronize + zeEventHostReset).
- * With a tracing session like zeprof's own (every zeprof_* event, contexts vpid, vtid, procname;
+ * With a tracing session like zeprof's own (every zeprof_* event, contexts vpid, vtid;
  * overwrite mode, so the consumer never throttles the writer), it prints the nanoseconds added
  * per call and, for the cheap call, that cost in units of a bare LTTng-UST event (two 64-bit
  * fields) timed in the same session. Then it records the append-heavy workload once more in a
@@ -185,7 +185,7 @@ static void setup(void)
     must(zeEventCreate(pool, &event_desc, &bench_event), "zeEventCreate");
 }
 
-/* A session like zeprof's (every zeprof_* event, vpid, vtid, procname) with `channel_options`. */
+/* A session like zeprof's (every zeprof_* event, vpid, vtid) with `channel_options`. */
 static int start_session(const char *name, const char *output, const char *channel_options)
 {
     char command[512];
@@ -197,7 +197,7 @@ static int start_session(const char *name, const char *output, const char *chann
     int failed = bench_lttng(command) != 0;
     snprintf(command, sizeof(command), "enable-event -u -s %s -c bench 'zeprof_*'", name);
     failed = failed || bench_lttng(command) != 0;
-    snprintf(command, sizeof(command), "add-context -u -s %s -c bench -t vpid -t vtid -t procname",
+    snprintf(command, sizeof(command), "add-context -u -s %s -c bench -t vpid -t vtid",
              name);
     failed = failed || bench_lttng(command) != 0;
     snprintf(command, sizeof(command), "start %s", name);

@@ -7,9 +7,12 @@ Each function F gets:
   (or `F_call_full` in full mode) with that start instead of the exit;
 - the exported `F(params)`: lazy initialization, then zeprof_call_F(zeprof_real.F, ...);
 - when F appears in a DDI table, `zeprof_table_F(params)`, which the patched tables point at:
-  zeprof_call_F(<the entry the real loader put in the table>, ...).
+  zeprof_call_F(<the entry the real loader put in the table>, ...);
+- for the ze, zet and zes families, `zeprof_ext_F(params)`, which zeDriverGetExtensionFunctionAddress
+  hands back in place of the driver's F (emit_extensions.py).
 """
 
+import emit_extensions
 import fields
 import l0_headers as hdr
 import shapes
@@ -56,6 +59,12 @@ def _table_param(model, fn, tables):
     return None, None
 
 
+# Families whose provider the shim loads at their first call rather than at its initialization
+# (shim_init.c): rare calls, and every event a program registers costs it a round trip to the
+# session daemon at start-up.
+LAZY_FAMILIES = ('zet', 'zes', 'zel')
+
+
 def _emit_call(model, fn, hooks, tables):
     name, fam = fn.name, fields.family(fn.name)
     provider = f'zeprof_{fam}'
@@ -65,6 +74,9 @@ def _emit_call(model, fn, hooks, tables):
              + ''.join(f', {p.ctype} {p.name}' for p in fn.params) + ')', '{']
     lines.append('    if (zeprof_unlikely(zeprof_guard_raised()))')
     lines.append(f'        return zp_real({_args(fn)});')
+    if fam in LAZY_FAMILIES:
+        # Its provider registers at the family's first call (shim_init.c), before any event.
+        lines.append(f'    zeprof_load_family(ZEPROF_FAMILY_{fam.upper()});')
     init = ', '.join(f'.{p.name} = {p.name}' for p in fn.params) or '0'
     lines.append(f'    struct zeprof_args_{name} a = {{ {init} }};')
     if when:
@@ -82,7 +94,8 @@ def _emit_call(model, fn, hooks, tables):
         lines.append(f'    lttng_ust_tracepoint({provider}, {name}_entry, &a);')
     if fields.desc_fields(model, fn):
         # One-event calls decode descriptors in full mode only: payload is cost on the hot path.
-        curated = name in fields.CURATED_DESC and not one_event
+        # An extension lookup is rare and its name says what the program will call: always.
+        curated = name in fields.CURATED_DESC and (not one_event or name == emit_extensions.LOOKUP)
         mode = 'ZEPROF_MODE_DEFAULT' if curated else 'ZEPROF_MODE_FULL'
         structs = fields.desc_structs(model, fn)
         lines.append(f'    if (zeprof_mode >= {mode} && '
@@ -125,6 +138,7 @@ def _emit_call(model, fn, hooks, tables):
         lines.append(f'        lttng_ust_tracepoint({provider}, {name}_call, {result}, zp_start);')
     else:
         lines.append(f'    lttng_ust_tracepoint({provider}, {name}_exit, &a, {result});')
+    lines += emit_extensions.lookup_lines(fn)
     lines.append('    return r;')
     lines.append('}')
     return lines
@@ -172,7 +186,8 @@ def emit_wrappers_c(model, fam, hooks):
     in_tables = {f for entries in tables.values() for _, f in entries}
     out = [HEADER_BANNER,
            f'/* The wrappers of the {fam}* functions (what each step does: interposer/gen/emit_wrappers.py). */',
-           '#include <stdbool.h>', '#include <stddef.h>', '#include <stdint.h>', '',
+           '#include <stdbool.h>', '#include <stddef.h>', '#include <stdint.h>',
+           '#include <string.h>', '',
            '#include "zeprof_api.h"', '#include "guard.h"', '#include "shim.h"',
            '#include "compat/api_ready.h"', '#include "trace_clock.h"',
            '#include "zeprof_tables.h"', f'#include "zeprof_{fam}.h"', '']
@@ -186,6 +201,7 @@ def emit_wrappers_c(model, fam, hooks):
         if fn.name in in_tables:
             out += _emit_table_entry(fn)
             out.append('')
+    out += emit_extensions.emit(model, fam, params_decl)
     return '\n'.join(out) + '\n'
 
 
@@ -206,6 +222,8 @@ def emit_tables_h(model):
         if tparam is not None:
             out.append(f'void zeprof_patch_{ttype}(__typeof__(zeprof_real.{fn.name}) getter, '
                        f'{fn.params[0].ctype} version, {ttype} *table);')
+    out.append('')
+    out += emit_extensions.declarations()
     out.append('')
     out.append('#endif')
     return '\n'.join(out) + '\n'

@@ -49,7 +49,8 @@ static void append_pre(ze_command_list_handle_t handle, ze_event_handle_t *signa
      * untouched, so the application gets the driver's own error. */
     if (user && !timing_registry_event_alive(user))
         goto end;
-    bool app_timestamps = user && timing_registry_app_event(user);
+    const struct timing_app_event *record = user ? timing_registry_app_event(user) : NULL;
+    bool app_timestamps = record != NULL;
     /* Re-signalling the application's timestamp event: read (or lose) the earlier use first,
      * before taking this list's mutex (the earlier use may be on this very list). */
     if (app_timestamps)
@@ -64,8 +65,10 @@ static void append_pre(ze_command_list_handle_t handle, ze_event_handle_t *signa
     if (app_timestamps) {
         slot->app_event = user;
         /* Still signalled from an earlier command (reused without a reset): this command's
-         * completion cannot be told apart, so its timing is lost rather than misattributed. */
-        if (zeprof_real.zeEventQueryStatus(user) == ZE_RESULT_SUCCESS)
+         * completion cannot be told apart, so its timing is lost rather than misattributed.
+         * Not so for a counter-based event: this append makes it show this command only
+         * (unsignalled until it completes), and its earlier use was read just above. */
+        if (!record->counter_based && zeprof_real.zeEventQueryStatus(user) == ZE_RESULT_SUCCESS)
             slot->lost = true;
     } else {
         slot->inj = timing_take_inj_locked(list);

@@ -187,8 +187,13 @@ void zeprof_hook_post_zeEventPoolCreate(struct zeprof_args_zeEventPoolCreate *ar
     if (!(args->desc->flags & ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP) ||
         (args->desc->flags & TIMING_EVENT_POOL_FLAG_KERNEL_MAPPED_TIMESTAMP))
         return;
+    bool counter_based = false;
+    for (const ze_base_desc_t *next = args->desc->pNext; next; next = next->pNext)
+        counter_based |= next->stype == TIMING_STRUCTURE_TYPE_COUNTER_BASED_EVENT_POOL_EXP_DESC;
     pthread_rwlock_wrlock(&timing_registry_lock);
     timing_registry_add_timestamp_pool(*args->phEventPool, args->hContext);
+    if (counter_based)
+        timing_registry_add_counter_based_pool(*args->phEventPool, args->hContext);
     pthread_rwlock_unlock(&timing_registry_lock);
 }
 
@@ -200,6 +205,7 @@ void zeprof_hook_pre_zeEventPoolDestroy(struct zeprof_args_zeEventPoolDestroy *a
         return;
     pthread_rwlock_wrlock(&timing_registry_lock);
     timing_registry_remove_timestamp_pool(args->hEventPool);
+    timing_registry_remove_counter_based_pool(args->hEventPool);
     timing_registry_remove_live_pool(args->hEventPool);
     pthread_rwlock_unlock(&timing_registry_lock);
 }
@@ -217,7 +223,8 @@ void zeprof_hook_post_zeEventCreate(struct zeprof_args_zeEventCreate *args,
                                    timing_registry_live_pool_context(args->hEventPool));
     ze_context_handle_t context = timing_registry_timestamp_pool_context(args->hEventPool);
     if (context)
-        timing_registry_add_app_event(*args->phEvent, context);
+        timing_registry_add_app_event(*args->phEvent, context,
+                                      timing_registry_counter_based_pool(args->hEventPool));
     pthread_rwlock_unlock(&timing_registry_lock);
 }
 
@@ -228,6 +235,19 @@ static void resolve_before_change(ze_event_handle_t event)
         return;
     pthread_rwlock_rdlock(&timing_registry_lock);
     timing_resolve_app_event(event);
+    pthread_rwlock_unlock(&timing_registry_lock);
+}
+
+/* The same before a reset or a host signal, which a counter-based event refuses (the driver
+ * answers an error and the event stays as it is): its pending slot is left to read. */
+static void resolve_before_reset(ze_event_handle_t event)
+{
+    if (!timing_enabled() || !event)
+        return;
+    pthread_rwlock_rdlock(&timing_registry_lock);
+    const struct timing_app_event *record = timing_registry_app_event(event);
+    if (record && !record->counter_based)
+        timing_resolve_app_event(event);
     pthread_rwlock_unlock(&timing_registry_lock);
 }
 
@@ -248,21 +268,21 @@ void zeprof_hook_pre_zeEventHostReset(struct zeprof_args_zeEventHostReset *args,
                                       struct zeprof_hook_ctx *ctx)
 {
     (void)ctx;
-    resolve_before_change(args->hEvent);
+    resolve_before_reset(args->hEvent);
 }
 
 void zeprof_hook_pre_zeEventHostSignal(struct zeprof_args_zeEventHostSignal *args,
                                        struct zeprof_hook_ctx *ctx)
 {
     (void)ctx;
-    resolve_before_change(args->hEvent);
+    resolve_before_reset(args->hEvent);
 }
 
 void zeprof_hook_pre_zeCommandListAppendEventReset(
     struct zeprof_args_zeCommandListAppendEventReset *args, struct zeprof_hook_ctx *ctx)
 {
     (void)ctx;
-    resolve_before_change(args->hEvent);
+    resolve_before_reset(args->hEvent);
 }
 
 void zeprof_hook_post_zeKernelCreate(struct zeprof_args_zeKernelCreate *args,

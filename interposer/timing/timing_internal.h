@@ -45,6 +45,9 @@
 #define TIMING_COMMAND_QUEUE_FLAG_IN_ORDER ((ze_command_queue_flags_t)(1u << 1))
 /* Level Zero 1.6: timestamps already mapped to host time; the engine cannot read them as ticks. */
 #define TIMING_EVENT_POOL_FLAG_KERNEL_MAPPED_TIMESTAMP ((ze_event_pool_flags_t)(1u << 3))
+/* Level Zero 1.8: ze_event_pool_counter_based_exp_desc_t's structure type (the 1.4 headers lack
+ * it; an application built against newer headers may pass it to a shim built against them). */
+#define TIMING_STRUCTURE_TYPE_COUNTER_BASED_EVENT_POOL_EXP_DESC ((ze_structure_type_t)0x00020014)
 
 #define TIMING_POOL_EVENTS 64u
 #define TIMING_CHUNK_SLOTS 64u
@@ -164,6 +167,9 @@ struct timing_list {
 struct timing_app_event {
     ze_event_handle_t handle; /* Weak */
     ze_context_handle_t context_handle;
+    /* From a counter-based pool: reused without a reset by design, never reset nor host-signalled
+     * (the driver refuses both). */
+    bool counter_based;
     /* Under timing_app_event_mutex: the slot waiting to read this event, and its list. */
     struct timing_slot *pending;
     struct timing_list *pending_list;
@@ -190,7 +196,12 @@ int timing_registry_add_kernel(ze_kernel_handle_t handle, const char *name);
 void timing_registry_remove_kernel(ze_kernel_handle_t handle);
 int timing_registry_add_timestamp_pool(ze_event_pool_handle_t handle, ze_context_handle_t ctx);
 void timing_registry_remove_timestamp_pool(ze_event_pool_handle_t handle);
-int timing_registry_add_app_event(ze_event_handle_t handle, ze_context_handle_t ctx);
+int timing_registry_add_app_event(ze_event_handle_t handle, ze_context_handle_t ctx,
+                                  bool counter_based);
+/* Counter-based timestamp pools (their events get timing_app_event.counter_based). */
+int timing_registry_add_counter_based_pool(ze_event_pool_handle_t handle, ze_context_handle_t ctx);
+bool timing_registry_counter_based_pool(ze_event_pool_handle_t handle);
+void timing_registry_remove_counter_based_pool(ze_event_pool_handle_t handle);
 /* Every event (and pool) the application created and has not destroyed: only events known alive
  * are ever swapped, anything else goes to the driver untouched (it reports the error). */
 bool timing_registry_event_alive(ze_event_handle_t handle);

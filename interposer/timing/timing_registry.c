@@ -21,6 +21,7 @@ static struct timing_map lists;           /* ze_command_list_handle_t -> timing_
 static struct timing_map kernels;         /* ze_kernel_handle_t -> char * (Owned) */
 static struct timing_map timestamp_pools; /* ze_event_pool_handle_t -> ze_context_handle_t */
 static struct timing_map app_events;      /* ze_event_handle_t -> timing_app_event */
+static struct timing_map counter_based_pools; /* ze_event_pool_handle_t -> ze_context_handle_t */
 static struct timing_map live_events;     /* ze_event_handle_t -> ze_context_handle_t (or 1) */
 static struct timing_map live_pools;      /* ze_event_pool_handle_t -> ze_context_handle_t (or 1) */
 static struct timing_list *first_list;    /* every registered list, for drains */
@@ -147,13 +148,30 @@ void timing_registry_remove_timestamp_pool(ze_event_pool_handle_t handle)
     timing_map_remove(&timestamp_pools, key_of(handle));
 }
 
-int timing_registry_add_app_event(ze_event_handle_t handle, ze_context_handle_t ctx)
+int timing_registry_add_counter_based_pool(ze_event_pool_handle_t handle, ze_context_handle_t ctx)
+{
+    return timing_map_put(&counter_based_pools, key_of(handle), ctx ? (void *)ctx : (void *)1);
+}
+
+bool timing_registry_counter_based_pool(ze_event_pool_handle_t handle)
+{
+    return timing_map_get(&counter_based_pools, key_of(handle)) != NULL;
+}
+
+void timing_registry_remove_counter_based_pool(ze_event_pool_handle_t handle)
+{
+    timing_map_remove(&counter_based_pools, key_of(handle));
+}
+
+int timing_registry_add_app_event(ze_event_handle_t handle, ze_context_handle_t ctx,
+                                  bool counter_based)
 {
     struct timing_app_event *event = calloc(1, sizeof *event);
     if (!event)
         return -1;
     event->handle = handle;
     event->context_handle = ctx;
+    event->counter_based = counter_based;
     /* A stale record under a reused handle (destroy not seen) is replaced. */
     free(timing_map_remove(&app_events, key_of(handle)));
     if (timing_map_put(&app_events, key_of(handle), event) != 0) {
@@ -208,7 +226,7 @@ ze_context_handle_t timing_registry_live_pool_context(ze_event_pool_handle_t han
 /* The parent's registry as a forked child inherited it: kept reachable, never used. */
 struct inherited_registry {
     struct inherited_registry *older; /* a child of a child keeps its parent's too */
-    struct timing_map maps[8];
+    struct timing_map maps[9];
     struct timing_list *first_list;
 };
 static struct inherited_registry *inherited;
@@ -226,7 +244,7 @@ void timing_registry_forget_after_fork(void)
         *keep = (struct inherited_registry){
             inherited,
             {contexts, devices, lists, kernels, timestamp_pools, app_events, live_events,
-             live_pools},
+             live_pools, counter_based_pools},
             first_list,
         };
         inherited = keep;
@@ -239,6 +257,7 @@ void timing_registry_forget_after_fork(void)
     timing_map_init(&app_events);
     timing_map_init(&live_events);
     timing_map_init(&live_pools);
+    timing_map_init(&counter_based_pools);
     first_list = NULL;
 }
 
@@ -297,6 +316,7 @@ void timing_registry_forget_app_objects(ze_context_handle_t ctx)
     struct forget_request request = {ctx, NULL, 0, 0};
 
     forget_collected(&timestamp_pools, collect_if_context, &request, false);
+    forget_collected(&counter_based_pools, collect_if_context, &request, false);
     forget_collected(&app_events, collect_event_if_context, &request, true);
     forget_collected(&live_events, collect_if_context, &request, false);
     forget_collected(&live_pools, collect_if_context, &request, false);

@@ -88,6 +88,7 @@ EVENT_LINE = re.compile(r'^\[[^\]]*\] \([^)]*\) (?P<host>\S+) (?P<provider>\w+):
 VTID = re.compile(r'\bvtid = (\d+)')
 VPID = re.compile(r'\bvpid = (\d+)')
 PROCNAME = re.compile(r'\bprocname = "([^"]*)"')
+NAME_FIELD = re.compile(r'\bname = "([^"]*)"')
 RESULT = re.compile(r'\bresult = (0x[0-9a-fA-F]+|\d+)')
 CYCLES = re.compile(r'^\[(\d+)\]')
 CALL_START = re.compile(r'\bcall_start = (\d+)')
@@ -98,6 +99,7 @@ class Event:
         self.provider = match['provider']
         self.name = match['name']
         rest = match['rest']
+        self.rest = rest
         self.vtid = int(VTID.search(rest).group(1)) if VTID.search(rest) else None
         self.vpid = int(VPID.search(rest).group(1)) if VPID.search(rest) else None
         procname = PROCNAME.search(rest)
@@ -255,9 +257,16 @@ def case_calls(work):
           'the program computed its data')
     events, _ = read_trace(trace_dir)
     check_trace_matches_log(events, traced_calls, 'calls')
-    check(events and all(event.vpid is not None and event.vtid is not None
-                         and event.procname == 'e2e_app' for event in events),
-          'every event has the vpid, vtid and procname contexts')
+    check(events and all(event.vpid is not None and event.vtid is not None for event in events),
+          'every event has the vpid and vtid contexts')
+    names = [event.name for event in events if event.provider == 'zeprof_device'
+             and event.name == 'process']
+    process = [NAME_FIELD.search(event.rest) for event in events
+               if event.provider == 'zeprof_device' and event.name == 'process']
+    check(len(names) == 1 and events[0].name == 'process' and process[0] and
+          process[0].group(1) == 'e2e_app',
+          'the process name is recorded once, before the process\'s other events',
+          str([match.group(0) if match else None for match in process]))
 
 
 def case_dlopen(work):
@@ -639,6 +648,7 @@ def case_usage(work):
                             (['--no-analysis'], 'no command'),
                             (['-o'], 'an option without its value'),
                             (['--max-rate-ppm', 'many', 'true'], 'a bad number'),
+                            (['--max-name-size', '0', 'true'], 'a bad name size'),
                             (['-r'], '-r without a directory')]:
         completed = zeprof(arguments)
         lines = completed.stderr.strip().splitlines()

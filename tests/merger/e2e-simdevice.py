@@ -2,8 +2,9 @@
 """e2e-simdevice.py MERGE RECORD_TRACE WORKLOAD SHIM SIMDEVICE: runs l0-workload under the real
 shim on the simulated device (with its ground-truth log), records it, and checks the merger's
 tally against what the program did: API call counts exact, device executions per name exact,
-device totals within the intervals' own uncertainty of the truth. Exit 77 (skip) when the shim
-or the simulated device is not built, or LTTng cannot record here."""
+device totals within the intervals' own uncertainty of the truth; mangled kernel names demangled
+(tally and timeline alike), kept with --mangled, shortened by --max-name-size. Exit 77 (skip)
+when the shim or the simulated device is not built, or LTTng cannot record here."""
 import collections
 import json
 import os
@@ -14,14 +15,16 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXPECTED_API_CALLS = {
-    "zeCommandListAppendLaunchKernel": 9,
+    "zeCommandListAppendLaunchKernel": 11,
     "zeCommandListAppendMemoryCopy": 4,
-    "zeEventHostSynchronize": 12,
+    "zeEventHostSynchronize": 14,
     "zeCommandQueueExecuteCommandLists": 3,
     "zeCommandQueueSynchronize": 3,
     "zeCommandListDestroy": 2,
 }
 EXPECTED_DEVICE_CALLS = {"zesim_spin": 11, "zeCommandListAppendMemoryCopy": 4}
+# readable name: the name the program gave zeKernelCreate (and the truth file records)
+DEMANGLED = {"main::{lambda()#1}": "_ZTSZ4mainEUlvE_", "add(float*, float*)": "_Z3addPfS_"}
 TICK_NS = 1e9 / 19200000  # the simulated device's default timer
 
 failures = []
@@ -66,6 +69,7 @@ def main():
         if result.returncode != 0:
             return report()
         check(json.loads(result.stdout), truth, timeline)
+        check_names(merge, trace, json.loads(result.stdout), timeline)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return report()
@@ -115,6 +119,35 @@ def check(tally, truth_path, timeline_path):
                f"tolerance {tolerance:.0f} ns")
     checked = run([sys.executable, os.path.join(HERE, "check-timeline.py"), timeline_path])
     expect(checked.returncode == 0, f"timeline: {checked.stderr}")
+
+
+def check_names(merge, trace, tally, timeline_path):
+    """Kernel names: demangled in the tally and the timeline (the same names), raw with
+    --mangled, cut in the text tally only by --max-name-size; a bad size is refused."""
+    names = {row["name"] for row in tally["device"]}
+    expect(set(DEMANGLED) <= names and not names & set(DEMANGLED.values()),
+           f"device rows {sorted(names)}")
+    with open(timeline_path, encoding="utf-8") as f:
+        slices = {e["name"] for e in json.load(f)["traceEvents"]
+                  if e["ph"] == "X" and e["cat"] == "device"}
+    expect(slices == names, f"timeline names {sorted(slices)}, tally names {sorted(names)}")
+    raw = run([merge, "-j", "--mangled", trace])
+    raw_names = {row["name"] for row in json.loads(raw.stdout)["device"]} if not raw.returncode \
+        else set()
+    expect(set(DEMANGLED.values()) <= raw_names and not raw_names & set(DEMANGLED),
+           f"--mangled device rows {sorted(raw_names)}")
+    short = run([merge, "--max-name-size", "10", trace]).stdout.splitlines()
+    for line in ("main::{...", "add(flo...", "zesim_spin", "zeComma..."):
+        expect(any(row.startswith(line + " | ") for row in short), f"no row {line} in {short}")
+    wide = run([merge, "-j", "--max-name-size", "10", trace])
+    expect(not wide.returncode and {row["name"] for row in json.loads(wide.stdout)["device"]}
+           == names, "--max-name-size changed the JSON names")
+    for bad, shown in (("0", "0"), ("-3", "-3"), ("ten", "ten"), ("", ""), ("1\n2", "1\\n2")):
+        refused = run([merge, "--max-name-size", bad, trace])
+        expect(refused.returncode == 2 and not refused.stdout and
+               refused.stderr ==
+               f"Failed to parse options: option=--max-name-size, value={shown}\n",
+               f"--max-name-size {bad!r}: exit {refused.returncode}, {refused.stderr!r}")
 
 
 if __name__ == "__main__":

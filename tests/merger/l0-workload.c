@@ -2,6 +2,9 @@
  * l0-workload: a small Level Zero program with a known shape, for the merger's end-to-end test
  * on the simulated device under the real shim (e2e-simdevice.py knows these counts):
  *   immediate list: 8 x zesim_spin (30 us) and 4 x 64 KiB copies, each waited for on an event;
+ *   then one launch each of two kernels named as C++ compilers name them, each waited for: the
+ *   SYCL kernel _ZTSZ4mainEUlvE_ (the typeinfo name of a lambda in main) and the function
+ *   _Z3addPfS_ (add(float*, float*)), for the merger's demangling;
  *   regular list: 1 x zesim_spin (50 us), executed 3 times, each followed by a queue sync.
  */
 #include <level_zero/ze_api.h>
@@ -78,6 +81,18 @@ int main(void)
                                           NULL));
         TRY(zeEventHostSynchronize(event, UINT64_MAX));
         TRY(zeEventHostReset(event));
+    }
+    static const char *const mangled_names[] = {"_ZTSZ4mainEUlvE_", "_Z3addPfS_"};
+    for (size_t i = 0; i < sizeof(mangled_names) / sizeof(*mangled_names); i++) {
+        ze_kernel_desc_t desc = {.stype = ZE_STRUCTURE_TYPE_KERNEL_DESC,
+                                 .pKernelName = mangled_names[i]};
+        ze_kernel_handle_t kernel;
+        TRY(zeKernelCreate(module, &desc, &kernel));
+        TRY(zeKernelSetGroupSize(kernel, 1, 1, 1));
+        TRY(zeCommandListAppendLaunchKernel(immediate, kernel, &groups, event, 0, NULL));
+        TRY(zeEventHostSynchronize(event, UINT64_MAX));
+        TRY(zeEventHostReset(event));
+        TRY(zeKernelDestroy(kernel));
     }
 
     ze_command_queue_handle_t queue;

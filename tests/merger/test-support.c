@@ -1,7 +1,10 @@
 /* Unit tests of the merger's containers: the hash map (inserts, overwrites, backward-shift
  * removal) and the external sorter (spilled runs, per-host axis offsets, stable ties); and of
- * its text safety: UTF-8 repair for JSON, one-line escaping of paths. */
+ * its text safety: UTF-8 repair for JSON, one-line escaping of paths; and of kernel name
+ * demangling. */
 #include "check.h"
+#include "demangle.h"
+#include "intern.h"
 #include "jsonout.h"
 #include "map.h"
 #include "sorter.h"
@@ -169,8 +172,41 @@ static void test_escape_line_keeps_one_line(void)
     CHECK(strlen(out) < 8);
 }
 
+/* Mangled names become readable (SYCL's typeinfo names without "typeinfo name for "), anything
+ * else stays; each distinct name is demangled once and equal readable texts are one pointer. */
+static void test_demangle_kernel_names(void)
+{
+    static const char *const cases[][2] = {
+        {"_ZTSZ4mainEUlvE_", "main::{lambda()#1}"},
+        {"_Z3addPfS_", "add(float*, float*)"},
+        {"_ZTS6Kernel", "Kernel"},
+        {"zesim_spin", "zesim_spin"},
+        {"i", "i"},                                     /* a type code, not a kernel name */
+        {"_Zgarbage", "_Zgarbage"},                     /* fails to demangle */
+        {"add(float*, float*)", "add(float*, float*)"}, /* already readable: same row */
+    };
+    enum { CASES = sizeof(cases) / sizeof(*cases) };
+    struct zm_intern names;
+    zm_intern_init(&names);
+    struct zm_demangle demangle;
+    zm_demangle_init(&demangle);
+    const char *readable[CASES];
+    for (int i = 0; i < CASES; i++) {
+        const char *name = zm_intern(&names, cases[i][0]);
+        CHECK(name != NULL);
+        readable[i] = name ? zm_demangle_name(&demangle, name) : NULL;
+        CHECK(readable[i] && strcmp(readable[i], cases[i][1]) == 0);
+        CHECK(name && zm_demangle_name(&demangle, name) == readable[i]);
+    }
+    CHECK(readable[1] == readable[CASES - 1]);
+    CHECK_EQ(demangle.cache.count, CASES);
+    zm_demangle_release(&demangle);
+    zm_intern_release(&names);
+}
+
 int main(void)
 {
+    RUN(test_demangle_kernel_names);
     RUN(test_map_matches_a_reference);
     RUN(test_utf8_replaces_invalid_sequences);
     RUN(test_escape_line_keeps_one_line);

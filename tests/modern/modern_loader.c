@@ -7,7 +7,9 @@
  * otherwise), checks that the loader in use has version MAJOR.MINOR (zelLoaderGetVersions), runs work on
  * an in-order immediate list and waits with zeCommandListHostSynchronize (spec 1.6), and, with a
  * loader of spec 1.10 or later, sees an entry point the driver does not implement answered with
- * ZE_RESULT_ERROR_UNSUPPORTED_FEATURE. Newer entry points are looked up with dlsym, so that the
+ * ZE_RESULT_ERROR_UNSUPPORTED_FEATURE. Then the semantics of counter-based events (spec 1.8),
+ * checked against the device's truth (counter_based_semantics). Newer entry points are looked up
+ * with dlsym (or, for the driver's zeCommandListHostSynchronize, by extension lookup), so that the
  * one program, built against the 1.12 headers, also runs on the 1.8 loader (the same driver
  * binary serving both loaders). Built only against headers of spec 1.10 or later.
  */
@@ -15,11 +17,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <level_zero/loader/ze_loader.h>
 #include <level_zero/ze_api.h>
 
-#include "check.h"
+#include "modern_common.h"
 
 #define ELEMENTS 4096u
 
@@ -49,18 +52,11 @@ static void loader_version(int *major, int *minor)
 static ze_driver_handle_t open_driver(bool modern)
 {
     ze_driver_handle_t driver = NULL;
-    uint32_t count = 0;
     if (modern) {
-        ze_result_t (*init_drivers)(uint32_t *, ze_driver_handle_t *,
-                                    ze_init_driver_type_desc_t *) = NULL;
+        modern_init_drivers_fn init_drivers = NULL;
         void *symbol = entry("zeInitDrivers");
         memcpy(&init_drivers, &symbol, sizeof(symbol));
-        CHECK(init_drivers != NULL);
-        ze_init_driver_type_desc_t desc = {ZE_STRUCTURE_TYPE_INIT_DRIVER_TYPE_DESC, NULL,
-                                           ZE_INIT_DRIVER_TYPE_FLAG_GPU};
-        CHECK_OK(init_drivers(&count, NULL, &desc));
-        CHECK(count == 1);
-        CHECK_OK(init_drivers(&count, &driver, &desc));
+        driver = modern_init_drivers(init_drivers);
         /* The driver has no NPU: asking for NPUs only finds none. */
         ze_init_driver_type_desc_t npu = {ZE_STRUCTURE_TYPE_INIT_DRIVER_TYPE_DESC, NULL,
                                           ZE_INIT_DRIVER_TYPE_FLAG_NPU};
@@ -69,11 +65,110 @@ static ze_driver_handle_t open_driver(bool modern)
         CHECK(npu_result != ZE_RESULT_SUCCESS || npus == 0);
     } else {
         CHECK_OK(zeInit(ZE_INIT_FLAG_GPU_ONLY));
-        count = 1;
+        uint32_t count = 1;
         CHECK_OK(zeDriverGet(&count, &driver));
+        CHECK(count == 1 && driver != NULL);
     }
-    CHECK(count == 1 && driver != NULL);
     return driver;
+}
+
+/* The device's truth line of the kernel whose (truncated) ticks an event gave. */
+static bool is_kernel_of_truth(const char *truth, const ze_kernel_timestamp_result_t *result,
+                               uint32_t bits)
+{
+    struct truth_line *lines = NULL;
+    size_t count = truth_read(truth, &lines);
+    uint64_t mask = bits >= 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
+    bool found = false;
+    for (size_t i = 0; i < count && !found; i++)
+        found = strcmp(lines[i].kind, "kernel") == 0 &&
+                (lines[i].start_ticks & mask) == result->global.kernelStart &&
+                (lines[i].end_ticks & mask) == result->global.kernelEnd;
+    free(lines);
+    return found;
+}
+
+/*
+ * Counter-based events (spec 1.8 experimental), with and without kernel timestamps: refused on
+ * lists that are not in order, never reset or host-signalled, reusable without a reset, and
+ * always the state of their latest use: a reused event is not signalled until that use completes,
+ * and an earlier use that completes later (on another list) leaves it as it is.
+ */
+static void counter_based_semantics(struct l0 *l0, ze_kernel_handle_t spin, const char *truth)
+{
+    /* The driver's own zeCommandListHostSynchronize: a 1.8 loader may not export one. */
+    ze_result_t (*list_synchronize)(ze_command_list_handle_t, uint64_t) = NULL;
+    void *function = modern_extension(l0->driver, "zeCommandListHostSynchronize");
+    memcpy(&list_synchronize, &function, sizeof(function));
+    CHECK(list_synchronize != NULL);
+    ze_device_properties_t properties;
+    memset(&properties, 0, sizeof(properties));
+    properties.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;
+    CHECK_OK(zeDeviceGetProperties(l0->device, &properties));
+    ze_group_count_t one = {1, 1, 1};
+    ze_command_list_handle_t first = modern_in_order_list(l0);
+    ze_command_list_handle_t second = modern_in_order_list(l0);
+    ze_command_list_handle_t unordered = l0_immediate(l0, l0->device, 0, 0);
+    ze_command_list_handle_t regular = l0_list(l0, l0->device, 0, 0);
+    for (int timestamps = 0; timestamps < 2; timestamps++) {
+        ze_event_pool_handle_t pool = modern_counter_based_pool(
+            l0, timestamps ? ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP : 0, 1);
+        ze_event_handle_t event = l0_event(pool, 0);
+        /* Refused: lists that are not in order, resets, host signals. */
+        l0_set_spin(spin, 1000);
+        CHECK_ZE(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                 zeCommandListAppendLaunchKernel(unordered, spin, &one, event, 0, NULL));
+        CHECK_ZE(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                 zeCommandListAppendLaunchKernel(regular, spin, &one, event, 0, NULL));
+        CHECK_ZE(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeEventHostReset(event));
+        CHECK_ZE(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeEventHostSignal(event));
+        CHECK_ZE(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeCommandListAppendEventReset(first, event));
+
+        /* Reused without a reset: unsignalled until its latest use completes. */
+        l0_set_spin(spin, 5000000);
+        CHECK_OK(zeCommandListAppendLaunchKernel(first, spin, &one, event, 0, NULL));
+        CHECK_OK(zeEventHostSynchronize(event, UINT64_MAX));
+        ze_kernel_timestamp_result_t earlier = {{0, 0}, {0, 0}}, latest = {{0, 0}, {0, 0}};
+        if (timestamps)
+            CHECK_OK(zeEventQueryKernelTimestamp(event, &earlier));
+        CHECK_OK(zeCommandListAppendLaunchKernel(first, spin, &one, event, 0, NULL));
+        CHECK_ZE(ZE_RESULT_NOT_READY, zeEventQueryStatus(event));
+        CHECK_OK(zeEventHostSynchronize(event, UINT64_MAX));
+        if (timestamps) {
+            CHECK_OK(zeEventQueryKernelTimestamp(event, &latest));
+            CHECK(latest.global.kernelStart != earlier.global.kernelStart);
+            CHECK(is_kernel_of_truth(truth, &earlier, properties.kernelTimestampValidBits));
+            CHECK(is_kernel_of_truth(truth, &latest, properties.kernelTimestampValidBits));
+        }
+
+        /* The latest use wins even when an earlier one, on another list, ends later. */
+        l0_set_spin(spin, 60000000);
+        CHECK_OK(zeCommandListAppendLaunchKernel(first, spin, &one, event, 0, NULL));
+        l0_set_spin(spin, 1000000);
+        CHECK_OK(zeCommandListAppendLaunchKernel(second, spin, &one, event, 0, NULL));
+        CHECK_OK(zeEventHostSynchronize(event, UINT64_MAX));
+        CHECK_ZE(ZE_RESULT_NOT_READY, list_synchronize(first, 0));
+        if (timestamps)
+            CHECK_OK(zeEventQueryKernelTimestamp(event, &latest));
+        CHECK_OK(list_synchronize(first, UINT64_MAX));
+        CHECK_OK(zeEventQueryStatus(event));
+        if (timestamps) {
+            ze_kernel_timestamp_result_t after = {{0, 0}, {0, 0}};
+            CHECK_OK(zeEventQueryKernelTimestamp(event, &after));
+            CHECK(after.global.kernelStart == latest.global.kernelStart &&
+                  after.global.kernelEnd == latest.global.kernelEnd);
+            CHECK(is_kernel_of_truth(truth, &after, properties.kernelTimestampValidBits));
+            /* The short one's: under 30 ms (timerResolution: ns per tick). */
+            CHECK((after.global.kernelEnd - after.global.kernelStart) * properties.timerResolution <
+                  30000000u);
+        }
+        CHECK_OK(zeEventDestroy(event));
+        CHECK_OK(zeEventPoolDestroy(pool));
+    }
+    CHECK_OK(zeCommandListDestroy(regular));
+    CHECK_OK(zeCommandListDestroy(unordered));
+    CHECK_OK(zeCommandListDestroy(second));
+    CHECK_OK(zeCommandListDestroy(first));
 }
 
 int main(int argc, char **argv)
@@ -83,6 +178,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: modern_loader MAJOR.MINOR\n");
         return 2;
     }
+    char truth[64];
+    truth_setup(truth, sizeof(truth));
     /* The loader lists its components once initialized. */
     bool modern = entry("zeInitDrivers") != NULL;
     ze_driver_handle_t driver = open_driver(modern);
@@ -94,37 +191,14 @@ int main(int argc, char **argv)
     }
     /* Loaders from 1.18 on implement spec 1.10's zeInitDrivers. */
     CHECK(modern == (major > 1 || minor >= 18));
-    uint32_t devices = 1;
-    ze_device_handle_t device = NULL;
-    CHECK_OK(zeDeviceGet(driver, &devices, &device));
-    ze_context_desc_t context_desc = {ZE_STRUCTURE_TYPE_CONTEXT_DESC, NULL, 0};
-    ze_context_handle_t context = NULL;
-    CHECK_OK(zeContextCreate(driver, &context_desc, &context));
-    static const uint8_t binary[] = {0x03, 0x02, 0x23, 0x07, 0, 0, 1, 0};
-    ze_module_desc_t module_desc = {ZE_STRUCTURE_TYPE_MODULE_DESC, NULL, ZE_MODULE_FORMAT_IL_SPIRV,
-                                    sizeof(binary), binary, NULL, NULL};
-    ze_module_handle_t module = NULL;
-    CHECK_OK(zeModuleCreate(context, device, &module_desc, &module, NULL));
-    ze_kernel_desc_t spin_desc = {ZE_STRUCTURE_TYPE_KERNEL_DESC, NULL, 0, "zesim_spin"};
-    ze_kernel_desc_t fill_desc = {ZE_STRUCTURE_TYPE_KERNEL_DESC, NULL, 0, "zesim_fill_u32"};
-    ze_kernel_handle_t spin = NULL, fill = NULL;
-    CHECK_OK(zeKernelCreate(module, &spin_desc, &spin));
-    CHECK_OK(zeKernelCreate(module, &fill_desc, &fill));
-
-    ze_device_mem_alloc_desc_t device_desc = {ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, NULL, 0, 0};
-    ze_host_mem_alloc_desc_t host_desc = {ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, NULL, 0};
-    uint32_t *data = NULL;
-    CHECK_OK(zeMemAllocShared(context, &device_desc, &host_desc, ELEMENTS * sizeof(uint32_t), 64,
-                              device, (void **)&data));
+    struct l0 l0;
+    modern_open(&l0, driver);
+    ze_kernel_handle_t spin = l0_kernel(&l0, "zesim_spin");
+    ze_kernel_handle_t fill = l0_kernel(&l0, "zesim_fill_u32");
+    uint32_t *data = l0_shared(&l0, ELEMENTS * sizeof(uint32_t));
     memset(data, 0, ELEMENTS * sizeof(uint32_t));
-
     /* An in-order immediate list, as SYCL's in-order queues use. */
-    ze_command_queue_desc_t queue_desc = {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, 0, 0,
-                                          ZE_COMMAND_QUEUE_FLAG_IN_ORDER,
-                                          ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS,
-                                          ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
-    ze_command_list_handle_t list = NULL;
-    CHECK_OK(zeCommandListCreateImmediate(context, device, &queue_desc, &list));
+    ze_command_list_handle_t list = modern_in_order_list(&l0);
 
     /* A spin first, so that the fill has not run when the append returns: only a real wait
      * makes the data right. */
@@ -165,11 +239,12 @@ int main(int argc, char **argv)
 
     if (list)
         CHECK_OK(zeCommandListDestroy(list));
-    CHECK_OK(zeMemFree(context, data));
+    counter_based_semantics(&l0, spin, truth);
+    CHECK_OK(zeMemFree(l0.context, data));
     CHECK_OK(zeKernelDestroy(fill));
     CHECK_OK(zeKernelDestroy(spin));
-    CHECK_OK(zeModuleDestroy(module));
-    CHECK_OK(zeContextDestroy(context));
+    l0_close(&l0);
+    unlink(truth);
     printf("loader %d.%d: %s\n", major, minor, modern ? "zeInitDrivers" : "zeInit");
     return check_pass("modern_loader");
 }

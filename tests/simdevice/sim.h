@@ -60,6 +60,7 @@ enum sim_kind {
     SIM_KIND_MODULE,
     SIM_KIND_BUILD_LOG,
     SIM_KIND_KERNEL,
+    SIM_KIND_SEMAPHORE,
 };
 
 /* ---- configuration (sim_driver.c), read once at the first init ---- */
@@ -101,6 +102,9 @@ struct sim_context {
 struct sim_event_pool {
     struct sim_context *context; /* Weak */
     ze_event_pool_flags_t flags;
+    /* Counter-based (spec 1.8 ze_event_pool_counter_based_exp_desc_t in pNext): its events
+     * reflect the last append that used them, are never reset and never host-signalled. */
+    bool counter_based;
     uint32_t count;
     uint32_t live_events;     /* under sim_lock */
     struct sim_event **slots; /* Owned array; events are owned by the application */
@@ -115,6 +119,11 @@ struct sim_event {
     uint32_t device_index; /* device whose clock gave the timestamps */
     uint64_t start_ticks;  /* untruncated device ticks */
     uint64_t end_ticks;
+    /* Counter-based events: the latest use, claimed when its submission is queued. Only that
+     * command's completion signals the event; an earlier use completing later leaves it as is. */
+    const struct sim_queue *latest_queue;
+    uint64_t latest_sequence;
+    const struct sim_cmd *latest_cmd;
 };
 
 struct sim_queue;
@@ -171,6 +180,14 @@ enum sim_cmd_kind {
     SIM_CMD_EVENT_RESET,
     SIM_CMD_QUERY_TIMESTAMPS,
     SIM_CMD_GLOBAL_TIMESTAMP,
+    SIM_CMD_SEMAPHORE_SIGNAL,
+    SIM_CMD_SEMAPHORE_WAIT,
+};
+
+/* An imported external semaphore (spec 1.12): a counter that signals set and waits await. */
+struct sim_semaphore {
+    struct sim_device *device; /* Weak */
+    uint64_t value;            /* under sim_lock */
 };
 
 /* Timestamp-query cost bookkeeping state of a SIM_CMD_QUERY_TIMESTAMPS command. */
@@ -224,6 +241,11 @@ struct sim_cmd {
         struct {
             uint64_t *dst;
         } timestamp;
+        struct {
+            uint32_t count;
+            struct sim_semaphore **semaphores; /* Owned array of weak semaphores */
+            uint64_t *values;                  /* Owned: the value to signal or wait for */
+        } semaphore;
     } u;
 };
 
@@ -305,6 +327,17 @@ void sim_memory_release_all(void);
 void sim_event_signal_locked(struct sim_event *event, uint32_t device, uint64_t start_ticks,
                              uint64_t end_ticks);
 void sim_event_reset_locked(struct sim_event *event);
+/* A submission is queued (sim_lock held): it becomes the latest use of every counter-based event
+ * its commands signal, which are unsignalled until that use completes. */
+void sim_event_claim_locked(const struct sim_queue *queue, const struct sim_submission *submission);
+/* A command completed (sim_lock held): signal its event, unless the event is counter-based and a
+ * later use has claimed it since. */
+void sim_event_complete_locked(const struct sim_queue *queue, uint64_t sequence,
+                               const struct sim_cmd *cmd, uint64_t start_ticks,
+                               uint64_t end_ticks);
+/* Whether an event may be the signal event of an append to this list (counter-based events:
+ * in-order lists only). */
+ze_result_t sim_event_check_signal(const struct sim_event *event, const struct sim_list *list);
 void sim_event_timestamp_result_locked(const struct sim_event *event,
                                        ze_kernel_timestamp_result_t *result);
 /* A host synchronization proved completion: completed timestamp queries stop costing. */
@@ -314,8 +347,22 @@ void sim_qkt_charge_append(struct sim_cmd *cmd);
 void sim_qkt_completed_locked(struct sim_cmd *cmd);
 void sim_qkt_forget_locked(struct sim_cmd *cmd);
 
+/* ---- sim_semaphore.c ---- */
+/* Runs a semaphore command on a worker: a signal sets each value, a wait blocks until each
+ * semaphore reaches its value (or the queue shuts down). */
+void sim_semaphore_run(struct sim_queue *queue, const struct sim_cmd *cmd);
+
 /* ---- sim_list.c ---- */
 void sim_cmd_free(struct sim_cmd *cmd);
+/* The shared start of every append: validates the list, the signal event (counter-based events on
+ * in-order lists only) and the wait list. */
+ze_result_t sim_list_check_append(ze_command_list_handle_t handle, ze_event_handle_t signal,
+                                  uint32_t wait_count, ze_event_handle_t *waits);
+struct sim_cmd *sim_list_new_cmd(enum sim_cmd_kind kind, const char *function,
+                                 ze_event_handle_t signal, uint32_t wait_count,
+                                 ze_event_handle_t *waits);
+/* Recorded (regular) or submitted at once (immediate); takes ownership of cmd. */
+ze_result_t sim_list_commit(ze_command_list_handle_t handle, struct sim_cmd *cmd);
 void sim_kernel_snapshot(struct sim_kernel *kernel, struct sim_kernel_state *state);
 
 /* ---- sim_queue.c / sim_engine.c ---- */

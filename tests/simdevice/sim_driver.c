@@ -185,6 +185,8 @@ ze_result_t sim_driver_get_extension_properties(ze_driver_handle_t driver, uint3
     return ZE_RESULT_SUCCESS;
 }
 
+static ze_result_t sim_ext_device_count(ze_driver_handle_t driver, uint32_t *count);
+
 ze_result_t sim_driver_get_extension_function_address(ze_driver_handle_t driver, const char *name,
                                                       void **function)
 {
@@ -193,8 +195,34 @@ ze_result_t sim_driver_get_extension_function_address(ze_driver_handle_t driver,
         return status;
     if (!name || !function)
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    /* Two extension functions, as runtimes reach them: one the Level Zero headers declare
+     * (zeCommandListHostSynchronize, which runtimes used to look up by name), and one of the
+     * driver's own that no header declares, as Intel's zex* functions. */
+    if (strcmp(name, "zeCommandListHostSynchronize") == 0) {
+        ze_result_t (*host_synchronize)(ze_command_list_handle_t, uint64_t) =
+            sim_list_host_synchronize;
+        memcpy(function, &host_synchronize, sizeof(*function));
+        return ZE_RESULT_SUCCESS;
+    }
+    if (strcmp(name, SIM_EXT_DEVICE_COUNT) == 0) {
+        ze_result_t (*device_count)(ze_driver_handle_t, uint32_t *) = sim_ext_device_count;
+        memcpy(function, &device_count, sizeof(*function));
+        return ZE_RESULT_SUCCESS;
+    }
     *function = NULL;
-    return ZE_RESULT_ERROR_INVALID_ARGUMENT; /* no extension functions */
+    return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+}
+
+/* The driver's own extension function: how many devices it has. */
+static ze_result_t sim_ext_device_count(ze_driver_handle_t driver, uint32_t *count)
+{
+    ze_result_t status = sim_handle_check(driver, SIM_KIND_DRIVER);
+    if (status != ZE_RESULT_SUCCESS)
+        return status;
+    if (!count)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    *count = sim_driver.device_count;
+    return ZE_RESULT_SUCCESS;
 }
 
 ze_result_t sim_context_create_ex(ze_driver_handle_t driver, const ze_context_desc_t *desc,

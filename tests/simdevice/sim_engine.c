@@ -156,7 +156,8 @@ static void run_multi(struct sim_queue *queue, const void *list, const struct si
     span->end_ns = sim_clock_host_ns();
 }
 
-static void run_cmd(struct sim_queue *queue, const void *list, struct sim_cmd *cmd)
+static void run_cmd(struct sim_queue *queue, uint64_t sequence, const void *list,
+                    struct sim_cmd *cmd)
 {
     wait_events(queue, cmd);
     struct sim_span span = {0, 0};
@@ -226,6 +227,13 @@ static void run_cmd(struct sim_queue *queue, const void *list, struct sim_cmd *c
     case SIM_CMD_EVENT_RESET:
         kind = "event_reset";
         break;
+    case SIM_CMD_SEMAPHORE_SIGNAL:
+    case SIM_CMD_SEMAPHORE_WAIT:
+        span.start_ns = sim_clock_host_ns();
+        sim_semaphore_run(queue, cmd);
+        span.end_ns = sim_clock_host_ns();
+        kind = cmd->kind == SIM_CMD_SEMAPHORE_SIGNAL ? "semaphore_signal" : "semaphore_wait";
+        break;
     }
     if (span.start_ns == 0)
         span.start_ns = sim_clock_host_ns();
@@ -239,23 +247,21 @@ static void run_cmd(struct sim_queue *queue, const void *list, struct sim_cmd *c
         sim_event_reset_locked(cmd->u.reset.event);
     if (cmd->kind == SIM_CMD_QUERY_TIMESTAMPS)
         sim_qkt_completed_locked(cmd);
-    if (cmd->signal)
-        sim_event_signal_locked(cmd->signal, queue->device->index,
-                                sim_clock_ticks_at(queue->device, span.start_ns),
-                                sim_clock_ticks_at(queue->device, span.end_ns));
+    sim_event_complete_locked(queue, sequence, cmd, sim_clock_ticks_at(queue->device, span.start_ns),
+                              sim_clock_ticks_at(queue->device, span.end_ns));
     pthread_mutex_unlock(&sim_lock);
 }
 
 static void run_submission(struct sim_queue *queue, struct sim_submission *submission)
 {
     if (submission->cmd) {
-        run_cmd(queue, queue->handle, submission->cmd);
+        run_cmd(queue, submission->sequence, queue->handle, submission->cmd);
         return;
     }
     for (uint32_t l = 0; l < submission->list_count; l++) {
         struct sim_list *list = submission->lists[l];
         for (uint32_t i = 0; i < list->cmd_count; i++)
-            run_cmd(queue, list, list->cmds[i]);
+            run_cmd(queue, submission->sequence, list, list->cmds[i]);
     }
 }
 

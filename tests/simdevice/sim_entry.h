@@ -21,6 +21,9 @@ ze_result_t sim_driver_get_extension_properties(ze_driver_handle_t driver, uint3
                                                 ze_driver_extension_properties_t *props);
 ze_result_t sim_driver_get_extension_function_address(ze_driver_handle_t driver, const char *name,
                                                       void **function);
+/* The name of the driver's own extension function, which no Level Zero header declares:
+ * ze_result_t (ze_driver_handle_t driver, uint32_t *count) gives the number of devices. */
+#define SIM_EXT_DEVICE_COUNT "zexSimulatorGetDeviceCount"
 ze_result_t sim_context_create_ex(ze_driver_handle_t driver, const ze_context_desc_t *desc,
                                   uint32_t device_count, ze_device_handle_t *devices,
                                   ze_context_handle_t *out);
@@ -162,9 +165,7 @@ ze_result_t sim_list_immediate_append_command_lists(ze_command_list_handle_t han
                                                     ze_event_handle_t signal, uint32_t wait_count,
                                                     ze_event_handle_t *waits);
 #endif
-#if SIM_HEADERS_AT_LEAST(1, 6)
 ze_result_t sim_list_host_synchronize(ze_command_list_handle_t handle, uint64_t timeout);
-#endif
 ze_result_t sim_list_append_launch_kernel(ze_command_list_handle_t list, ze_kernel_handle_t kernel,
                                           const ze_group_count_t *groups, ze_event_handle_t signal,
                                           uint32_t wait_count, ze_event_handle_t *waits);
@@ -222,5 +223,23 @@ ze_result_t sim_list_append_query_kernel_timestamps(ze_command_list_handle_t han
 ze_result_t sim_list_append_write_global_timestamp(ze_command_list_handle_t handle, uint64_t *dst,
                                                    ze_event_handle_t signal, uint32_t wait_count,
                                                    ze_event_handle_t *waits);
+
+/* sim_semaphore.c */
+#if SIM_HEADERS_AT_LEAST(1, 12)
+ze_result_t sim_semaphore_import(ze_device_handle_t device,
+                                 const ze_external_semaphore_ext_desc_t *desc,
+                                 ze_external_semaphore_ext_handle_t *out);
+ze_result_t sim_semaphore_release(ze_external_semaphore_ext_handle_t handle);
+ze_result_t sim_list_append_signal_semaphores(ze_command_list_handle_t list, uint32_t count,
+                                              ze_external_semaphore_ext_handle_t *semaphores,
+                                              ze_external_semaphore_signal_params_ext_t *params,
+                                              ze_event_handle_t signal, uint32_t wait_count,
+                                              ze_event_handle_t *waits);
+ze_result_t sim_list_append_wait_semaphores(ze_command_list_handle_t list, uint32_t count,
+                                            ze_external_semaphore_ext_handle_t *semaphores,
+                                            ze_external_semaphore_wait_params_ext_t *params,
+                                            ze_event_handle_t signal, uint32_t wait_count,
+                                            ze_event_handle_t *waits);
+#endif
 
 #endif

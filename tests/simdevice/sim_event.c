@@ -8,6 +8,15 @@
  * that signalled it; truncation to kernelTimestampValidBits happens when they are read.
  * A pool owns its slot table; the application owns the events and must destroy them before the
  * pool (a pool with live events refuses, ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE).
+ *
+ * Counter-based events (spec 1.8, `ze_event_pool_counter_based_exp_desc_t` in the pool's pNext;
+ * built only against headers that declare it): usable on in-order lists only, never reset and
+ * never signalled from the host, reusable without a reset. Each use (an append, or an execution
+ * of a regular list that appends it) claims the event when its submission is queued: the event
+ * is then unsignalled until that use completes, and an earlier use that completes later does not
+ * signal it. With KERNEL_TIMESTAMP its timestamps are those of the latest use. The spec forbids
+ * the refused calls without naming a result; like Intel's driver, they get
+ * ZE_RESULT_ERROR_INVALID_ARGUMENT.
  */
 #include <stdlib.h>
 
@@ -29,6 +38,13 @@ ze_result_t sim_event_pool_create(ze_context_handle_t context, const ze_event_po
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     if (desc->flags > 0x7)
         return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+    bool counter_based = false;
+#if SIM_HEADERS_AT_LEAST(1, 8)
+    for (const ze_base_desc_t *next = desc->pNext; next; next = next->pNext) {
+        if (next->stype == ZE_STRUCTURE_TYPE_COUNTER_BASED_EVENT_POOL_EXP_DESC)
+            counter_based = true;
+    }
+#endif
     if (desc->count == 0)
         return ZE_RESULT_ERROR_INVALID_SIZE;
     for (uint32_t i = 0; i < device_count; i++) {
@@ -45,6 +61,7 @@ ze_result_t sim_event_pool_create(ze_context_handle_t context, const ze_event_po
     }
     pool->context = (struct sim_context *)context;
     pool->flags = desc->flags;
+    pool->counter_based = counter_based;
     pool->count = desc->count;
     pool->slots = slots;
     sim_handle_add(pool, SIM_KIND_EVENT_POOL);
@@ -127,6 +144,50 @@ void sim_event_signal_locked(struct sim_event *event, uint32_t device, uint64_t 
     pthread_cond_broadcast(&sim_cond);
 }
 
+static void claim_locked(const struct sim_queue *queue, uint64_t sequence,
+                         const struct sim_cmd *cmd)
+{
+    struct sim_event *event = cmd->signal;
+    if (!event || !event->pool->counter_based)
+        return;
+    event->latest_queue = queue;
+    event->latest_sequence = sequence;
+    event->latest_cmd = cmd;
+    event->signaled = false;
+}
+
+void sim_event_claim_locked(const struct sim_queue *queue, const struct sim_submission *submission)
+{
+    if (submission->cmd)
+        claim_locked(queue, submission->sequence, submission->cmd);
+    for (uint32_t l = 0; l < submission->list_count; l++) {
+        const struct sim_list *list = submission->lists[l];
+        for (uint32_t i = 0; i < list->cmd_count; i++)
+            claim_locked(queue, submission->sequence, list->cmds[i]);
+    }
+}
+
+void sim_event_complete_locked(const struct sim_queue *queue, uint64_t sequence,
+                               const struct sim_cmd *cmd, uint64_t start_ticks,
+                               uint64_t end_ticks)
+{
+    struct sim_event *event = cmd->signal;
+    if (!event)
+        return;
+    if (event->pool->counter_based &&
+        (event->latest_queue != queue || event->latest_sequence != sequence ||
+         event->latest_cmd != cmd))
+        return; /* a later use claimed it: the event reflects that one */
+    sim_event_signal_locked(event, queue->device->index, start_ticks, end_ticks);
+}
+
+ze_result_t sim_event_check_signal(const struct sim_event *event, const struct sim_list *list)
+{
+    if (event && event->pool->counter_based && !list->in_order)
+        return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    return ZE_RESULT_SUCCESS;
+}
+
 void sim_event_reset_locked(struct sim_event *event)
 {
     event->signaled = false;
@@ -156,6 +217,8 @@ ze_result_t sim_event_host_signal(ze_event_handle_t handle)
     ze_result_t status = sim_handle_check(handle, SIM_KIND_EVENT);
     if (status != ZE_RESULT_SUCCESS)
         return status;
+    if (((const struct sim_event *)handle)->pool->counter_based)
+        return ZE_RESULT_ERROR_INVALID_ARGUMENT; /* never signalled from the host */
     /* A host signal has no device work to time: the timestamps are the moment of the signal. */
     uint64_t ticks = sim_clock_ticks_at(&sim_driver.devices[0], sim_clock_host_ns());
     pthread_mutex_lock(&sim_lock);
@@ -191,6 +254,8 @@ ze_result_t sim_event_host_reset(ze_event_handle_t handle)
     ze_result_t status = sim_handle_check(handle, SIM_KIND_EVENT);
     if (status != ZE_RESULT_SUCCESS)
         return status;
+    if (((const struct sim_event *)handle)->pool->counter_based)
+        return ZE_RESULT_ERROR_INVALID_ARGUMENT; /* never reset */
     pthread_mutex_lock(&sim_lock);
     sim_event_reset_locked((struct sim_event *)handle);
     pthread_mutex_unlock(&sim_lock);

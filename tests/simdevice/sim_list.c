@@ -99,6 +99,10 @@ void sim_cmd_free(struct sim_cmd *cmd)
     }
     if (cmd->kind == SIM_CMD_KERNELS_MULTI_INDIRECT)
         free(cmd->u.multi.kernels);
+    if (cmd->kind == SIM_CMD_SEMAPHORE_SIGNAL || cmd->kind == SIM_CMD_SEMAPHORE_WAIT) {
+        free(cmd->u.semaphore.semaphores);
+        free(cmd->u.semaphore.values);
+    }
     free(cmd->waits);
     free(cmd);
 }
@@ -133,8 +137,9 @@ ze_result_t sim_list_destroy(ze_command_list_handle_t handle)
     return ZE_RESULT_SUCCESS;
 }
 
-#if SIM_HEADERS_AT_LEAST(1, 6)
-/* zeCommandListHostSynchronize (spec 1.6): wait for what an immediate list was given so far. */
+/* zeCommandListHostSynchronize (spec 1.6): wait for what an immediate list was given so far.
+ * Compiled whatever the headers: it is also what zeDriverGetExtensionFunctionAddress returns for
+ * that name (sim_driver.c), which a loader of any version passes through. */
 ze_result_t sim_list_host_synchronize(ze_command_list_handle_t handle, uint64_t timeout)
 {
     ze_result_t status = sim_handle_check(handle, SIM_KIND_LIST);
@@ -151,7 +156,6 @@ ze_result_t sim_list_host_synchronize(ze_command_list_handle_t handle, uint64_t 
     pthread_mutex_unlock(&sim_lock);
     return done ? ZE_RESULT_SUCCESS : ZE_RESULT_NOT_READY;
 }
-#endif
 
 ze_result_t sim_list_close(ze_command_list_handle_t handle)
 {
@@ -188,14 +192,18 @@ ze_result_t sim_list_reset(ze_command_list_handle_t handle)
 /* ---- appends ---- */
 
 /* Validates what every append shares: the list, its signal event and its wait list. */
-static ze_result_t check_append(ze_command_list_handle_t handle, ze_event_handle_t signal,
-                                uint32_t wait_count, ze_event_handle_t *waits)
+ze_result_t sim_list_check_append(ze_command_list_handle_t handle, ze_event_handle_t signal,
+                                  uint32_t wait_count, ze_event_handle_t *waits)
 {
     ze_result_t status = sim_handle_check(handle, SIM_KIND_LIST);
     if (status != ZE_RESULT_SUCCESS)
         return status;
     if (signal && !sim_handle_is(signal, SIM_KIND_EVENT))
         return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    status = sim_event_check_signal((const struct sim_event *)signal,
+                                    (const struct sim_list *)handle);
+    if (status != ZE_RESULT_SUCCESS)
+        return status;
     if (wait_count > 0 && !waits)
         return ZE_RESULT_ERROR_INVALID_SIZE;
     for (uint32_t i = 0; i < wait_count; i++) {
@@ -206,9 +214,9 @@ static ze_result_t check_append(ze_command_list_handle_t handle, ze_event_handle
     return ZE_RESULT_SUCCESS;
 }
 
-static struct sim_cmd *new_cmd(enum sim_cmd_kind kind, const char *function,
-                               ze_event_handle_t signal, uint32_t wait_count,
-                               ze_event_handle_t *waits)
+struct sim_cmd *sim_list_new_cmd(enum sim_cmd_kind kind, const char *function,
+                                 ze_event_handle_t signal, uint32_t wait_count,
+                                 ze_event_handle_t *waits)
 {
     struct sim_cmd *cmd = calloc(1, sizeof(*cmd));
     if (!cmd)
@@ -230,7 +238,7 @@ static struct sim_cmd *new_cmd(enum sim_cmd_kind kind, const char *function,
 
 /* Hands the command to the list: recorded (regular) or submitted at once (immediate). Takes
  * ownership of cmd in every case. */
-static ze_result_t commit(ze_command_list_handle_t handle, struct sim_cmd *cmd)
+ze_result_t sim_list_commit(ze_command_list_handle_t handle, struct sim_cmd *cmd)
 {
     struct sim_list *list = (struct sim_list *)handle;
     if (!cmd)
@@ -287,7 +295,7 @@ static ze_result_t append_launch(ze_command_list_handle_t handle, ze_kernel_hand
                                  const char *function, ze_event_handle_t signal,
                                  uint32_t wait_count, ze_event_handle_t *waits)
 {
-    ze_result_t status = check_append(handle, signal, wait_count, waits);
+    ze_result_t status = sim_list_check_append(handle, signal, wait_count, waits);
     if (status == ZE_RESULT_SUCCESS)
         status = sim_handle_check(kernel, SIM_KIND_KERNEL);
     if (status != ZE_RESULT_SUCCESS)
@@ -296,7 +304,7 @@ static ze_result_t append_launch(ze_command_list_handle_t handle, ze_kernel_hand
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     if (is_copy_only(handle))
         return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-    struct sim_cmd *cmd = new_cmd(indirect ? SIM_CMD_KERNEL_INDIRECT : SIM_CMD_KERNEL, function,
+    struct sim_cmd *cmd = sim_list_new_cmd(indirect ? SIM_CMD_KERNEL_INDIRECT : SIM_CMD_KERNEL, function,
                                   signal, wait_count, waits);
     if (cmd) {
         sim_kernel_snapshot((struct sim_kernel *)kernel, &cmd->u.launch.kernel);
@@ -305,7 +313,7 @@ static ze_result_t append_launch(ze_command_list_handle_t handle, ze_kernel_hand
         else
             cmd->u.launch.groups = *groups;
     }
-    return commit(handle, cmd);
+    return sim_list_commit(handle, cmd);
 }
 
 ze_result_t sim_list_append_launch_kernel(ze_command_list_handle_t list, ze_kernel_handle_t kernel,
@@ -341,7 +349,7 @@ ze_result_t sim_list_append_launch_multiple_kernels_indirect(
     const uint32_t *count_buffer, const ze_group_count_t *arguments, ze_event_handle_t signal,
     uint32_t wait_count, ze_event_handle_t *waits)
 {
-    ze_result_t status = check_append(handle, signal, wait_count, waits);
+    ze_result_t status = sim_list_check_append(handle, signal, wait_count, waits);
     if (status != ZE_RESULT_SUCCESS)
         return status;
     if (!kernels || !count_buffer || !arguments)
@@ -356,7 +364,7 @@ ze_result_t sim_list_append_launch_multiple_kernels_indirect(
     if (is_copy_only(handle))
         return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     struct sim_cmd *cmd =
-        new_cmd(SIM_CMD_KERNELS_MULTI_INDIRECT, "zeCommandListAppendLaunchMultipleKernelsIndirect",
+        sim_list_new_cmd(SIM_CMD_KERNELS_MULTI_INDIRECT, "zeCommandListAppendLaunchMultipleKernelsIndirect",
                 signal, wait_count, waits);
     if (cmd) {
         cmd->u.multi.kernels = calloc(kernel_count, sizeof(*cmd->u.multi.kernels));
@@ -370,25 +378,25 @@ ze_result_t sim_list_append_launch_multiple_kernels_indirect(
         cmd->u.multi.count_buffer = count_buffer;
         cmd->u.multi.arguments = arguments;
     }
-    return commit(handle, cmd);
+    return sim_list_commit(handle, cmd);
 }
 
 static ze_result_t append_copy(ze_command_list_handle_t handle, void *dst, const void *src,
                                size_t size, const char *function, ze_event_handle_t signal,
                                uint32_t wait_count, ze_event_handle_t *waits)
 {
-    ze_result_t status = check_append(handle, signal, wait_count, waits);
+    ze_result_t status = sim_list_check_append(handle, signal, wait_count, waits);
     if (status != ZE_RESULT_SUCCESS)
         return status;
     if (!dst || !src)
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    struct sim_cmd *cmd = new_cmd(SIM_CMD_COPY, function, signal, wait_count, waits);
+    struct sim_cmd *cmd = sim_list_new_cmd(SIM_CMD_COPY, function, signal, wait_count, waits);
     if (cmd) {
         cmd->u.copy.dst = dst;
         cmd->u.copy.src = src;
         cmd->u.copy.size = size;
     }
-    return commit(handle, cmd);
+    return sim_list_commit(handle, cmd);
 }
 
 ze_result_t sim_list_append_memory_copy(ze_command_list_handle_t list, void *dst, const void *src,
@@ -420,7 +428,7 @@ ze_result_t sim_list_append_memory_copy_region(ze_command_list_handle_t handle, 
                                                ze_event_handle_t signal, uint32_t wait_count,
                                                ze_event_handle_t *waits)
 {
-    ze_result_t status = check_append(handle, signal, wait_count, waits);
+    ze_result_t status = sim_list_check_append(handle, signal, wait_count, waits);
     if (status != ZE_RESULT_SUCCESS)
         return status;
     if (!dst || !src || !dst_region || !src_region)
@@ -428,7 +436,7 @@ ze_result_t sim_list_append_memory_copy_region(ze_command_list_handle_t handle, 
     if (dst_region->width != src_region->width || dst_region->height != src_region->height ||
         dst_region->depth != src_region->depth)
         return ZE_RESULT_ERROR_INVALID_SIZE;
-    struct sim_cmd *cmd = new_cmd(SIM_CMD_COPY_REGION, "zeCommandListAppendMemoryCopyRegion",
+    struct sim_cmd *cmd = sim_list_new_cmd(SIM_CMD_COPY_REGION, "zeCommandListAppendMemoryCopyRegion",
                                   signal, wait_count, waits);
     if (cmd) {
         cmd->u.region.dst = dst;
@@ -440,7 +448,7 @@ ze_result_t sim_list_append_memory_copy_region(ze_command_list_handle_t handle, 
         cmd->u.region.src_pitch = src_pitch;
         cmd->u.region.src_slice_pitch = src_slice_pitch;
     }
-    return commit(handle, cmd);
+    return sim_list_commit(handle, cmd);
 }
 
 ze_result_t sim_list_append_memory_fill(ze_command_list_handle_t handle, void *ptr,
@@ -448,7 +456,7 @@ ze_result_t sim_list_append_memory_fill(ze_command_list_handle_t handle, void *p
                                         ze_event_handle_t signal, uint32_t wait_count,
                                         ze_event_handle_t *waits)
 {
-    ze_result_t status = check_append(handle, signal, wait_count, waits);
+    ze_result_t status = sim_list_check_append(handle, signal, wait_count, waits);
     if (status != ZE_RESULT_SUCCESS)
         return status;
     if (!ptr || !pattern)
@@ -457,14 +465,14 @@ ze_result_t sim_list_append_memory_fill(ze_command_list_handle_t handle, void *p
         (pattern_size & (pattern_size - 1)))
         return ZE_RESULT_ERROR_INVALID_SIZE;
     struct sim_cmd *cmd =
-        new_cmd(SIM_CMD_FILL, "zeCommandListAppendMemoryFill", signal, wait_count, waits);
+        sim_list_new_cmd(SIM_CMD_FILL, "zeCommandListAppendMemoryFill", signal, wait_count, waits);
     if (cmd) {
         cmd->u.fill.dst = ptr;
         cmd->u.fill.size = size;
         cmd->u.fill.pattern_size = pattern_size;
         memcpy(cmd->u.fill.pattern, pattern, pattern_size);
     }
-    return commit(handle, cmd);
+    return sim_list_commit(handle, cmd);
 }
 
 ze_result_t sim_list_append_memory_prefetch(ze_command_list_handle_t handle, const void *ptr,
@@ -497,11 +505,11 @@ ze_result_t sim_list_append_mem_advise(ze_command_list_handle_t handle, ze_devic
 ze_result_t sim_list_append_barrier(ze_command_list_handle_t handle, ze_event_handle_t signal,
                                     uint32_t wait_count, ze_event_handle_t *waits)
 {
-    ze_result_t status = check_append(handle, signal, wait_count, waits);
+    ze_result_t status = sim_list_check_append(handle, signal, wait_count, waits);
     if (status != ZE_RESULT_SUCCESS)
         return status;
-    return commit(
-        handle, new_cmd(SIM_CMD_BARRIER, "zeCommandListAppendBarrier", signal, wait_count, waits));
+    return sim_list_commit(
+        handle, sim_list_new_cmd(SIM_CMD_BARRIER, "zeCommandListAppendBarrier", signal, wait_count, waits));
 }
 
 ze_result_t sim_list_append_memory_ranges_barrier(ze_command_list_handle_t handle,
@@ -509,12 +517,12 @@ ze_result_t sim_list_append_memory_ranges_barrier(ze_command_list_handle_t handl
                                                   const void **ranges, ze_event_handle_t signal,
                                                   uint32_t wait_count, ze_event_handle_t *waits)
 {
-    ze_result_t status = check_append(handle, signal, wait_count, waits);
+    ze_result_t status = sim_list_check_append(handle, signal, wait_count, waits);
     if (status != ZE_RESULT_SUCCESS)
         return status;
     if (range_count > 0 && (!range_sizes || !ranges))
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    return commit(handle, new_cmd(SIM_CMD_BARRIER, "zeCommandListAppendMemoryRangesBarrier", signal,
+    return sim_list_commit(handle, sim_list_new_cmd(SIM_CMD_BARRIER, "zeCommandListAppendMemoryRangesBarrier", signal,
                                   wait_count, waits));
 }
 
@@ -523,20 +531,23 @@ ze_result_t sim_list_append_signal_event(ze_command_list_handle_t handle, ze_eve
     ze_result_t status = sim_handle_check(handle, SIM_KIND_LIST);
     if (status == ZE_RESULT_SUCCESS)
         status = sim_handle_check(event, SIM_KIND_EVENT);
+    if (status == ZE_RESULT_SUCCESS)
+        status = sim_event_check_signal((const struct sim_event *)event,
+                                        (const struct sim_list *)handle);
     if (status != ZE_RESULT_SUCCESS)
         return status;
-    return commit(handle,
-                  new_cmd(SIM_CMD_SIGNAL, "zeCommandListAppendSignalEvent", event, 0, NULL));
+    return sim_list_commit(handle,
+                  sim_list_new_cmd(SIM_CMD_SIGNAL, "zeCommandListAppendSignalEvent", event, 0, NULL));
 }
 
 ze_result_t sim_list_append_wait_on_events(ze_command_list_handle_t handle, uint32_t count,
                                            ze_event_handle_t *events)
 {
-    ze_result_t status = check_append(handle, NULL, count, events);
+    ze_result_t status = sim_list_check_append(handle, NULL, count, events);
     if (status != ZE_RESULT_SUCCESS)
         return status;
-    return commit(handle,
-                  new_cmd(SIM_CMD_WAIT, "zeCommandListAppendWaitOnEvents", NULL, count, events));
+    return sim_list_commit(handle,
+                  sim_list_new_cmd(SIM_CMD_WAIT, "zeCommandListAppendWaitOnEvents", NULL, count, events));
 }
 
 ze_result_t sim_list_append_event_reset(ze_command_list_handle_t handle, ze_event_handle_t event)
@@ -546,11 +557,13 @@ ze_result_t sim_list_append_event_reset(ze_command_list_handle_t handle, ze_even
         status = sim_handle_check(event, SIM_KIND_EVENT);
     if (status != ZE_RESULT_SUCCESS)
         return status;
+    if (((const struct sim_event *)event)->pool->counter_based)
+        return ZE_RESULT_ERROR_INVALID_ARGUMENT; /* counter-based events are never reset */
     struct sim_cmd *cmd =
-        new_cmd(SIM_CMD_EVENT_RESET, "zeCommandListAppendEventReset", NULL, 0, NULL);
+        sim_list_new_cmd(SIM_CMD_EVENT_RESET, "zeCommandListAppendEventReset", NULL, 0, NULL);
     if (cmd)
         cmd->u.reset.event = (struct sim_event *)event;
-    return commit(handle, cmd);
+    return sim_list_commit(handle, cmd);
 }
 
 ze_result_t sim_list_append_query_kernel_timestamps(ze_command_list_handle_t handle, uint32_t count,
@@ -558,7 +571,7 @@ ze_result_t sim_list_append_query_kernel_timestamps(ze_command_list_handle_t han
                                                     const size_t *offsets, ze_event_handle_t signal,
                                                     uint32_t wait_count, ze_event_handle_t *waits)
 {
-    ze_result_t status = check_append(handle, signal, wait_count, waits);
+    ze_result_t status = sim_list_check_append(handle, signal, wait_count, waits);
     if (status != ZE_RESULT_SUCCESS)
         return status;
     if (!events || !dst)
@@ -573,7 +586,7 @@ ze_result_t sim_list_append_query_kernel_timestamps(ze_command_list_handle_t han
     if (is_copy_only(handle))
         return ZE_RESULT_ERROR_INVALID_ARGUMENT; /* the copy engine cannot run the query kernel */
     struct sim_cmd *cmd =
-        new_cmd(SIM_CMD_QUERY_TIMESTAMPS, "zeCommandListAppendQueryKernelTimestamps", signal,
+        sim_list_new_cmd(SIM_CMD_QUERY_TIMESTAMPS, "zeCommandListAppendQueryKernelTimestamps", signal,
                 wait_count, waits);
     if (!cmd)
         return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
@@ -589,24 +602,24 @@ ze_result_t sim_list_append_query_kernel_timestamps(ze_command_list_handle_t han
     memcpy(cmd->u.query.events, events, count * sizeof(*events));
     if (offsets)
         memcpy(cmd->u.query.offsets, offsets, count * sizeof(*offsets));
-    return commit(handle, cmd);
+    return sim_list_commit(handle, cmd);
 }
 
 ze_result_t sim_list_append_write_global_timestamp(ze_command_list_handle_t handle, uint64_t *dst,
                                                    ze_event_handle_t signal, uint32_t wait_count,
                                                    ze_event_handle_t *waits)
 {
-    ze_result_t status = check_append(handle, signal, wait_count, waits);
+    ze_result_t status = sim_list_check_append(handle, signal, wait_count, waits);
     if (status != ZE_RESULT_SUCCESS)
         return status;
     if (!dst)
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     struct sim_cmd *cmd =
-        new_cmd(SIM_CMD_GLOBAL_TIMESTAMP, "zeCommandListAppendWriteGlobalTimestamp", signal,
+        sim_list_new_cmd(SIM_CMD_GLOBAL_TIMESTAMP, "zeCommandListAppendWriteGlobalTimestamp", signal,
                 wait_count, waits);
     if (cmd)
         cmd->u.timestamp.dst = dst;
-    return commit(handle, cmd);
+    return sim_list_commit(handle, cmd);
 }
 
 #if SIM_HEADERS_AT_LEAST(1, 9)
@@ -617,7 +630,7 @@ ze_result_t sim_list_immediate_append_command_lists(ze_command_list_handle_t han
                                                     ze_event_handle_t signal, uint32_t wait_count,
                                                     ze_event_handle_t *waits)
 {
-    ze_result_t status = check_append(handle, signal, wait_count, waits);
+    ze_result_t status = sim_list_check_append(handle, signal, wait_count, waits);
     if (status != ZE_RESULT_SUCCESS)
         return status;
     struct sim_list *list = (struct sim_list *)handle;

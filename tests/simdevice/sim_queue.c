@@ -59,6 +59,7 @@ uint64_t sim_queue_submit(struct sim_queue *queue, struct sim_submission *submis
     uint64_t sequence = ++queue->submitted;
     submission->sequence = sequence;
     submission->next = NULL;
+    sim_event_claim_locked(queue, submission);
     if (queue->tail)
         queue->tail->next = submission;
     else

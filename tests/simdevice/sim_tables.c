@@ -113,6 +113,12 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetDeviceProcAddrTable(ze_api_version_t ve
     table->pfnCanAccessPeer = sim_device_can_access_peer;
     table->pfnGetStatus = sim_device_get_status;
     table->pfnGetGlobalTimestamps = sim_device_get_global_timestamps;
+#if SIM_HEADERS_AT_LEAST(1, 12)
+    SIM_SET(table, table_bytes(version, sizeof(*table), 18), pfnImportExternalSemaphoreExt,
+            sim_semaphore_import);
+    SIM_SET(table, table_bytes(version, sizeof(*table), 18), pfnReleaseExternalSemaphoreExt,
+            sim_semaphore_release);
+#endif
     return ZE_RESULT_SUCCESS;
 }
 
@@ -179,6 +185,12 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetCommandListProcAddrTable(ze_api_version
 #if SIM_HEADERS_AT_LEAST(1, 6)
     SIM_SET(table, table_bytes(version, sizeof(*table), 28), pfnHostSynchronize,
             sim_list_host_synchronize);
+#endif
+#if SIM_HEADERS_AT_LEAST(1, 12)
+    SIM_SET(table, table_bytes(version, sizeof(*table), 28), pfnAppendSignalExternalSemaphoreExt,
+            sim_list_append_signal_semaphores);
+    SIM_SET(table, table_bytes(version, sizeof(*table), 28), pfnAppendWaitExternalSemaphoreExt,
+            sim_list_append_wait_semaphores);
 #endif
     return ZE_RESULT_SUCCESS;
 }
