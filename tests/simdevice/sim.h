@@ -20,6 +20,7 @@
 #define ZESIM_SIM_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -70,6 +71,7 @@ struct sim_config {
     uint64_t ns_per_group;   /* ZESIM_NS_PER_GROUP */
     uint64_t qkt_cost_ns;    /* ZESIM_QKT_COST_NS */
     uint64_t append_ns;      /* ZESIM_APPEND_NS */
+    uint32_t hang_props;     /* ZESIM_HANG_DEVICE_PROPERTIES */
 };
 extern struct sim_config sim_config;
 
@@ -89,6 +91,7 @@ struct sim_driver {
     uint8_t uuid[ZE_MAX_DRIVER_UUID_SIZE];
     uint32_t device_count;
     struct sim_device devices[SIM_MAX_DEVICES];
+    atomic_bool context_created; /* an application is using the driver (the loader is done) */
 };
 extern struct sim_driver sim_driver;
 

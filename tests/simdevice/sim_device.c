@@ -8,6 +8,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sim.h"
 
@@ -55,6 +56,11 @@ ze_result_t sim_device_get_properties(ze_device_handle_t handle, ze_device_prope
     ze_result_t status = check_device(handle, props);
     if (status != ZE_RESULT_SUCCESS)
         return status;
+    /* A device that hangs once in use (ZESIM_HANG_DEVICE_PROPERTIES=1): the call never returns
+     * after a context was created, so that a test can leave a thread inside the driver for good
+     * while the program exits. Newer loaders ask for properties at initialisation: not then. */
+    while (sim_config.hang_props && atomic_load(&sim_driver.context_created))
+        pause();
     const struct sim_device *device = (const struct sim_device *)handle;
     props->type = ZE_DEVICE_TYPE_GPU;
     props->vendorId = 0x8086;

@@ -60,6 +60,7 @@ static void init_driver(void)
     sim_config.ns_per_group = env_u64("ZESIM_NS_PER_GROUP", 1000, 0, 1000000000ull);
     sim_config.qkt_cost_ns = env_u64("ZESIM_QKT_COST_NS", 0, 0, 1000000000ull);
     sim_config.append_ns = env_u64("ZESIM_APPEND_NS", 0, 0, 1000000000ull);
+    sim_config.hang_props = (uint32_t)env_u64("ZESIM_HANG_DEVICE_PROPERTIES", 0, 0, 1);
 
     sim_clock_init();
     sim_truth_open();
@@ -243,6 +244,7 @@ ze_result_t sim_context_create_ex(ze_driver_handle_t driver, const ze_context_de
         return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     context->driver = &sim_driver;
     sim_handle_add(context, SIM_KIND_CONTEXT);
+    atomic_store(&sim_driver.context_created, true);
     *out = (ze_context_handle_t)context;
     return ZE_RESULT_SUCCESS;
 }

@@ -16,11 +16,24 @@
 static pthread_mutex_t truth_lock = PTHREAD_MUTEX_INITIALIZER;
 static int truth_fd = -1;
 
+/* fork: a worker thread may be writing a line at that instant, and the child (which has no
+ * workers) would find the lock held for ever when its exit closes the file. Held across fork. */
+static void lock_for_fork(void)
+{
+    pthread_mutex_lock(&truth_lock);
+}
+
+static void unlock_after_fork(void)
+{
+    pthread_mutex_unlock(&truth_lock);
+}
+
 void sim_truth_open(void)
 {
     const char *path = getenv("ZESIM_TRUTH");
     if (!path || !*path)
         return;
+    pthread_atfork(lock_for_fork, unlock_after_fork, unlock_after_fork);
     truth_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
     if (truth_fd < 0)
         fprintf(stderr, "zesim: Failed to open truth file: path=%s\n", path);

@@ -11,6 +11,7 @@
  */
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,8 @@
 
 /* Much longer than any scenario needs, even on a loaded machine; a hang ends here. */
 #define WATCHDOG_S 90u
+/* From exit() on: the exit drain gives up on a busy lock after a second. */
+#define EXIT_WATCHDOG_S 30u
 
 static FILE *report;
 
@@ -323,11 +326,18 @@ static bool wait_child(pid_t child)
 static void scenario_fork(struct app *app)
 {
 #if defined(__SANITIZE_ADDRESS__)
-    /* AddressSanitizer's allocator lock, held by another thread at fork, stays held in the child,
-     * and LTTng-UST's fork handler allocates there (its listener threads): the child can hang in
-     * the sanitizer runtime, not in zeprof. Exit status 77: skipped. */
+    /* Skipped under AddressSanitizer (exit 77), for a reason outside zeprof: GCC 12's libasan
+     * does not lock its allocator across fork (it intercepts vfork only), so a size-class lock
+     * that another thread (ours, the driver's workers) holds at the instant of the fork stays
+     * held in the child, and the child's first allocation of that size waits for ever. Seen
+     * here: the child stuck inside fork() itself, in zeprof's child handler ->
+     * lttng_ust_after_fork_child -> lttng_ust_dl_update -> calloc ->
+     * SizeClassAllocator64::GetFromAllocator (1 run of 8). Nothing outside the runtime can take
+     * that lock (libasan exports no lock function), and the child cannot avoid allocating: LTTng
+     * must set up tracing for it. (The other hang once seen in a child, on the simulated device's
+     * truth-file lock, was the device's and is fixed there: tests/simdevice/sim_truth.c.) */
     (void)app;
-    printf("SKIP fork: not supported by AddressSanitizer with threads in flight\n");
+    printf("SKIP fork: GCC 12's AddressSanitizer allocator is not fork-safe with threads\n");
     exit(77);
 #endif
     ze_command_list_handle_t list = app_immediate(app, 0, false);
@@ -357,6 +367,41 @@ static void scenario_fork(struct app *app)
     APP_OK(zeCommandListDestroy(list));
     APP_OK(zeEventDestroy(event));
     APP_OK(zeEventPoolDestroy(pool));
+}
+
+/* ---------------------------------------------------------------- exit past a hung thread -- */
+
+/* Run with ZESIM_HANG_DEVICE_PROPERTIES=1. Untraced nothing calls zeDeviceGetProperties and the
+ * thread ends at once; traced, the engine asks for the device's properties the first time a list
+ * is created on it, under its registry lock taken for writing, and the thread never comes back.
+ * The program then ends as programs do with a thread stuck in a driver: the engine's exit drain
+ * must give up on that lock (one second) instead of waiting for ever. */
+static atomic_int hung_thread_returned;
+
+static void *create_list_on_hung_device(void *arg)
+{
+    struct app *app = arg;
+    ze_command_list_handle_t list = app_list(app, 0, false);
+    APP_OK(zeCommandListDestroy(list));
+    atomic_store(&hung_thread_returned, 1);
+    return NULL;
+}
+
+static void scenario_exit_past_hung_thread(struct app *app)
+{
+    pthread_t thread;
+    APP_CHECK(pthread_create(&thread, NULL, create_list_on_hung_device, app) == 0);
+    APP_CHECK(pthread_detach(thread) == 0);
+    /* Untraced: the thread is done long before. Traced: it is inside the lock by then. */
+    for (int tenth = 0; tenth < 20 && !atomic_load(&hung_thread_returned); tenth++)
+        nanosleep(&(struct timespec){0, 100000000}, NULL);
+    expect("timings", 0);
+    fclose(report);
+    printf("PASS exit-past-hung-thread\n");
+    fflush(stdout);
+    /* The exit drain waits at most a second for the lock; far more than that is a hang. */
+    alarm(EXIT_WATCHDOG_S);
+    exit(0); /* nothing is closed: the context's list is still being created */
 }
 
 int main(int argc, char **argv)
@@ -390,6 +435,8 @@ int main(int argc, char **argv)
         scenario_churn(&app);
     else if (strcmp(name, "fork") == 0)
         scenario_fork(&app);
+    else if (strcmp(name, "exit-past-hung-thread") == 0)
+        scenario_exit_past_hung_thread(&app);
     else {
         fprintf(stderr, "unknown scenario: %s\n", name);
         return 2;
