@@ -67,26 +67,26 @@ def write(path, data):
         f.write(data)
 
 
-def metadata_packets(data):
+def packet_offsets(data, magic, header_size, size_field):
+    """Offsets of the packets of a CTF file: each starts with MAGIC and holds its size in bits in
+    the little-endian field at SIZE_FIELD (a slice of the header, which is HEADER_SIZE bytes)."""
     packets, offset = [], 0
-    while offset + 37 <= len(data) and data[offset:offset + 4] == b"\x57\x1d\xd1\x75":
-        size = int.from_bytes(data[offset + 28:offset + 32], "little") // 8
+    while offset + header_size <= len(data) and data[offset:offset + 4] == magic:
+        size = int.from_bytes(data[offset + size_field.start:offset + size_field.stop],
+                              "little") // 8
         packets.append(offset)
-        if size < 37:
+        if size < header_size:
             break
         offset += size
     return packets
+
+
+def metadata_packets(data):
+    return packet_offsets(data, b"\x57\x1d\xd1\x75", 37, slice(28, 32))
 
 
 def stream_packets(data):
-    packets, offset = [], 0
-    while offset + 64 <= len(data) and data[offset:offset + 4] == b"\xc1\x1f\xfc\xc1":
-        size = int.from_bytes(data[offset + 56:offset + 64], "little") // 8
-        packets.append(offset)
-        if size < 64:
-            break
-        offset += size
-    return packets
+    return packet_offsets(data, b"\xc1\x1f\xfc\xc1", 64, slice(56, 64))
 
 
 # ---- Mutations: each takes (random, trace folder holding metadata) and says what it did. ----
