@@ -12,6 +12,7 @@
 #   after it has ended; the kernel drops it however the wrapper ends. Whoever can take it
 #   exclusively (under lock) is the last user and closes the session.
 # - session: "<session name>" and "<its output directory>", written once tracing is live.
+# - closed: the name of the session closed last (the node's reducer checks it before delivering).
 # - home/, sessiond.pid, sessiond.log: the job's session daemon on this node, started as a run's
 #   (start_daemon: LTTNG_HOME and application socket of its own, as root in a mount namespace of
 #   its own), so two jobs on a node never record each other's processes. Not kept warm.
@@ -24,6 +25,11 @@ job_users_fd=            # shared lock on job_dir/users while this rank uses the
 job_session=             # the session this rank recorded in (to tell when it is closed)
 job_node_dir=            # <output>/<hostname>: the node's trace directory
 job_wait_abandoned=0     # rank 0: a signal came while it waited for the node's other ranks
+job_closed_session=      # the session this process closed (job_close_session), to reduce
+job_closed_directory=    # and its trace directory
+job_inputs=()            # rank 0 after job_gather: the delivered nodes' directories
+job_missing=()           # and the nodes (host names) that delivered nothing in time
+job_unseen=0             # and how many of the launcher's nodes wrote no directory at all
 
 # lttng client for the daemon of job directory $1.
 job_lttng() {
@@ -60,12 +66,18 @@ job_daemon_pid() {
 # its last user (or by whoever finds that its users are all gone). The trace is complete once
 # the session is stopped; stopping the daemon destroys it.
 job_close_session() {
-  local dir=$1 name pid closer start
+  local dir=$1 name='' directory='' pid closer start
   pid=$(job_daemon_pid "$dir")
-  if read -r name 2>/dev/null <"$dir/session" && [ -n "$name" ] && [ -n "$pid" ]; then
+  { read -r name && read -r directory; } 2>/dev/null <"$dir/session"
+  if [ -n "$name" ] && [ -n "$pid" ]; then
     say "closing the node's session $name"
     stop_session_at "$name" "$dir/home" "$pid" ||
       echo "zeprof: cannot stop session $name" >&2
+  fi
+  if [ -n "$name" ]; then
+    job_closed_session=$name
+    job_closed_directory=$directory
+    printf '%s\n' "$name" >"$dir/closed"
   fi
   rm -f "$dir/session"
   # The session's closer has nothing left to do.
@@ -92,6 +104,7 @@ reap_stale_jobs() {
     if flock -n "$fd" && job_unused "$dir"; then
       say "closing the session of a job whose ranks were killed: $dir"
       job_close_session "$dir"
+      job_closed_session=    # not this run's to reduce: zeprof -r reads its raw trace
     fi
     exec {fd}>&-
   done
@@ -139,6 +152,8 @@ job_create_session() {
   fi
   mkdir -p -- "$directory" || fail "cannot create the output directory: $directory"
   [ -e "$marker" ] || echo "$job_id" >"$marker"
+  # What the node delivered for its earlier sessions no longer covers its trace.
+  rm -f -- "$job_node_dir/$NODE_PARTIAL" "$job_node_dir/$NODE_REDUCE_FAILED"
   session=zeprof-$HOSTNAME-$$-${EPOCHREALTIME/[.,]/}
   start_session_at "$session" "$directory" "$client_home" "$daemon_pid" ||
     { session=; fail "cannot set up the LTTng session"; }
@@ -158,11 +173,13 @@ job_create_session() {
 # session has no user left, however its ranks ended. It holds none of the locks.
 job_start_closer() {
   local script
+  local options=()
   script=$(readlink -f -- "$0") || return 0   # zeprof itself, not this sourced part
+  [ "$reduce" -eq 1 ] || options=(--no-reduce)
   (
     close_lock_fds
-    exec env -u LD_PRELOAD setsid bash "$script" --job-closer "$job_dir" "$job_session" \
-      </dev/null >/dev/null 2>&1
+    exec env -u LD_PRELOAD setsid bash "$script" "${options[@]}" --job-closer "$job_dir" \
+      "$job_session" </dev/null >/dev/null 2>&1
   ) &
 }
 
@@ -187,6 +204,7 @@ job_closer() {
     if job_unused "$job_dir"; then
       job_close_session "$job_dir"
       job_unlock
+      job_reduce
       return 0
     fi
     job_unlock
@@ -209,6 +227,7 @@ job_join() {
   # A session whose users are all gone was left by wrappers killed outright: close it first.
   if [ -f "$job_dir/session" ] && job_unused "$job_dir"; then
     job_close_session "$job_dir"
+    job_closed_session=    # the session started below covers the node's trace: its closer reduces
   fi
   exec {job_users_fd}>"$job_dir/users" || fail "cannot open $job_dir/users"
   # Cannot block: an exclusive holder holds the job's lock too, and we hold that.
@@ -262,4 +281,96 @@ job_leave() {
     job_lock || { echo "zeprof: cannot lock $job_dir/lock" >&2; return 0; }
   done
   job_unlock
+}
+
+# ---------------------------------------------------------------------------------------------
+# The node's partial: its trace reduced where it was recorded (docs/cluster.md, "The job's tally").
+#
+# Whoever closed the node's session (its last rank, or its closer) reduces the node's whole trace
+# (<output>/<hostname>, later sessions' subdirectories included) right away, so every node
+# reduces in parallel with the others. The result is delivered into the node's directory under a
+# lock: NODE_PARTIAL (zeprof-merge --reduce's file), or NODE_REDUCE_FAILED (one line: why) when
+# the reduction failed, whose raw trace is complete all the same. Delivered only if no later
+# session of the job started on the node meanwhile (that one's closer reduces again); a new
+# session removes what was delivered before (job_create_session).
+
+# Reduces after job_close_session closed a session here; nothing to do otherwise.
+job_reduce() {
+  local node temporary reason status closed
+  [ -n "$job_closed_session" ] && [ -n "$job_closed_directory" ] || return 0
+  [ "$reduce" -eq 1 ] || return 0
+  node=${job_closed_directory%/session-[0-9]*}
+  [ -d "$node" ] || return 0
+  temporary=$node/.zeprof-partial.$$
+  if merger_missing; then
+    reason="zeprof-merge is not built: $MERGE"
+    status=2
+  else
+    say "reducing the node's trace $node"
+    reason=$("$MERGE" --reduce "$node" -o "$temporary" 2>&1 >/dev/null)
+    status=$?
+    reason=${reason##*$'\n'}
+    [ -n "$reason" ] || reason="zeprof-merge --reduce exited with status $status"
+  fi
+  if [ "$status" -ne 0 ]; then
+    echo "zeprof: cannot reduce the trace of $(uname -n): $reason; zeprof -r reads its raw trace" >&2
+    rm -f -- "$temporary"
+    printf '%s\n' "$reason" >"$temporary" || { rm -f -- "$temporary"; return 0; }
+  fi
+  if job_lock; then
+    read -r closed 2>/dev/null <"$job_dir/closed" || closed=
+    if [ "$closed" = "$job_closed_session" ] && [ ! -f "$job_dir/session" ]; then
+      if [ "$status" -eq 0 ]; then
+        mv -f -- "$temporary" "$node/$NODE_PARTIAL" && say "delivered $node/$NODE_PARTIAL"
+      else
+        mv -f -- "$temporary" "$node/$NODE_REDUCE_FAILED"
+      fi
+    else
+      say "a later session records on this node; its closer reduces the node's trace"
+    fi
+    job_unlock
+  fi
+  rm -f -- "$temporary"
+}
+
+# The node directories of this job under output directory $1 (those whose .zeprof-job names it),
+# one per line.
+job_node_directories() {
+  local node id
+  for node in "$1"/*/; do
+    node=${node%/}
+    read -r id 2>/dev/null <"$node/.zeprof-job" || continue
+    [ "$id" != "$job_id" ] || printf '%s\n' "$node"
+  done
+}
+
+# Rank 0, its own node closed: waits until every node of the job has delivered (its partial, or
+# the word that its reduction failed), at most partial_wait_s seconds. The nodes are the job's
+# directories in the shared output directory $1 (each made by its node's first rank before any
+# program there started), and at least as many as the launcher says (job_nodes) when every rank
+# is traced. Sets job_inputs (the delivered nodes' directories), job_missing (the host names of
+# the nodes that delivered nothing) and job_unseen (nodes the launcher counts that wrote no
+# directory: they never started, or the output directory is not shared). A signal
+# (job_wait_abandoned) ends the wait early.
+job_gather() {
+  local output_dir=$1 node deadline expected=0 count
+  [ -z "$job_nodes" ] || [ -n "$traced_ranks" ] || expected=$job_nodes
+  deadline=$((SECONDS + partial_wait_s))
+  while :; do
+    job_inputs=()
+    job_missing=()
+    count=0
+    while IFS= read -r node; do
+      count=$((count + 1))
+      if [ -f "$node/$NODE_PARTIAL" ] || [ -f "$node/$NODE_REDUCE_FAILED" ]; then
+        job_inputs+=("$node")
+      else
+        job_missing+=("${node##*/}")
+      fi
+    done < <(job_node_directories "$output_dir")
+    job_unseen=$((expected > count ? expected - count : 0))
+    if [ ${#job_missing[@]} -eq 0 ] && [ "$job_unseen" -eq 0 ]; then return 0; fi
+    [ "$SECONDS" -lt "$deadline" ] && [ "$job_wait_abandoned" -eq 0 ] || return 1
+    sleep "$PARTIAL_POLL_S"
+  done
 }

@@ -11,6 +11,7 @@ job_rank=                # the rank in the job
 job_local_rank=          # the rank on this node, when the launcher says
 job_local_size=          # how many ranks run on this node, when the launcher says
 job_id=                  # the same for every rank of one launch, on every node
+job_nodes=               # how many nodes the launch runs on, when the launcher says
 
 # The value of the first of the named variables that is set and not empty.
 first_set() {
@@ -59,6 +60,7 @@ detect_launcher() {
     job_local_rank=${OMPI_COMM_WORLD_LOCAL_RANK:-}
     job_local_size=${OMPI_COMM_WORLD_LOCAL_SIZE:-}
     launch_id=$(first_set PMIX_NAMESPACE OMPI_MCA_ess_base_jobid OMPI_MCA_orte_ess_jobid)
+    job_nodes=${OMPI_MCA_orte_num_nodes:-}    # Open MPI 4: the nodes of the job's map
   elif [ -n "${PALS_RANKID:-}" ]; then
     job_launcher=PALS
     job_rank=$PALS_RANKID
@@ -83,12 +85,14 @@ detect_launcher() {
     job_local_rank=${SLURM_LOCALID:-}
     job_local_size=$(slurm_tasks_on_this_node)
     launch_id=$SLURM_STEP_ID
+    job_nodes=${SLURM_STEP_NUM_NODES:-}       # the step's (the allocation may have more)
   else
     return 1
   fi
   [[ $job_rank =~ ^[0-9]+$ ]] || return 1
   [[ $job_local_rank =~ ^[0-9]+$ ]] || job_local_rank=
   [[ $job_local_size =~ ^[0-9]+$ ]] || job_local_size=
+  [[ $job_nodes =~ ^[1-9][0-9]{0,8}$ ]] || job_nodes=
   batch_id=$(first_set SLURM_JOB_ID PBS_JOBID LSB_JOBID FLUX_JOB_ID COBALT_JOBID)
   batch_id=${batch_id%%.*}    # PBS: <sequence>.<server>
   if [ -n "${ZEPROF_JOB_ID:-}" ]; then

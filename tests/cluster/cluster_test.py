@@ -26,6 +26,7 @@ from checks import check, exit_status, lttng_processes_left  # noqa: E402
 ZEPROF = os.environ.get('CLUSTER_ZEPROF', '')
 APP = os.environ.get('CLUSTER_APP', '')
 SHIM = os.environ.get('CLUSTER_SHIM', '')
+MERGE = os.environ.get('CLUSTER_MERGE', '')
 RUN_TIMEOUT_S = 120
 SKIP = 77
 
@@ -496,9 +497,65 @@ def case_stale(work):
           str(summary.get('api', [])[:3]))
 
 
-def case_two_nodes(work):
-    """Two simulated hosts, two ranks each: one trace per host in the shared output directory,
-    zeprof -r <output>/* merges the job (2 hosts, 4 processes) and -e splits it by host."""
+# The four-node job: host, its ranks.
+NODES = [('alpha', [0, 1]), ('beta', [2, 3]), ('gamma', [4]), ('delta', [5])]
+# Each host starts its ranks (zeprof with Open MPI's variables, options in $OPTIONS), each rank's
+# stdout and stderr in files of its own; exits 0 when every rank did, else the first failure.
+NODE_SCRIPT = (
+    'cd "$WORK" && for r in $RANKS; do '
+    'OMPI_COMM_WORLD_RANK=$r OMPI_COMM_WORLD_LOCAL_RANK=$r OMPI_COMM_WORLD_LOCAL_SIZE=$LOCAL '
+    'OMPI_COMM_WORLD_SIZE=6 OMPI_MCA_orte_num_nodes=4 PMIX_NAMESPACE=$JOB '
+    '"$ZEPROF" $OPTIONS -- sh -c \'"$0" calls "$1"; exit $(($2 == 3 ? 7 : 0))\' '
+    '"$APP" "$WORK/$JOB.$r.log" $r >"$WORK/$JOB.$r.stdout" 2>"$WORK/$JOB.$r.stderr" & done; '
+    's=0; for r in $RANKS; do wait -n || { c=$?; [ $s -ne 0 ] || s=$c; }; done; '
+    'readlink /proc/self/ns/mnt >"$WORK/$(hostname).ns"; exit $s')
+
+
+def run_job(bed, hosts, work, job, options_of):
+    """One job across the hosts (options_of(host name) gives its ranks' zeprof options); returns
+    the hosts' statuses, and each rank's (stdout, stderr)."""
+    processes = []
+    for host, (name, ranks) in zip(hosts, NODES):
+        host.env.update({'WORK': work, 'ZEPROF': ZEPROF, 'APP': APP, 'JOB': job,
+                         'RANKS': ' '.join(map(str, ranks)), 'LOCAL': str(len(ranks)),
+                         'OPTIONS': ' '.join(options_of(name)),
+                         'ZE_ENABLE_ALT_DRIVERS': os.environ['ZE_ENABLE_ALT_DRIVERS']})
+        processes.append(host.start(['bash', '-c', NODE_SCRIPT],
+                                    os.path.join(work, f'{job}.{name}.out')))
+    statuses = [process.wait(timeout=RUN_TIMEOUT_S) for process in processes]
+    outputs = {}
+    for _, ranks in NODES:
+        for rank in ranks:
+            with open(os.path.join(work, f'{job}.{rank}.stdout')) as out, \
+                 open(os.path.join(work, f'{job}.{rank}.stderr')) as err:
+                outputs[rank] = (out.read(), err.read())
+    return statuses, outputs
+
+
+def merged(arguments):
+    """zeprof-merge ARGUMENTS (raw traces): its stdout, or '' when it failed."""
+    completed = subprocess.run([MERGE] + arguments, capture_output=True, text=True,
+                               timeout=RUN_TIMEOUT_S)
+    check(completed.returncode == 0, f'zeprof-merge {arguments[-1]} ...', completed.stderr[-300:])
+    return completed.stdout if completed.returncode == 0 else ''
+
+
+def replayed(arguments):
+    """zeprof -r ARGUMENTS: its stdout, or '' when it failed."""
+    completed = subprocess.run([ZEPROF, '-r'] + arguments, capture_output=True, text=True,
+                               timeout=RUN_TIMEOUT_S)
+    check(completed.returncode == 0, f'zeprof -r {arguments[-1]} ...', completed.stderr[-300:])
+    return completed.stdout if completed.returncode == 0 else ''
+
+
+def case_four_nodes(work):
+    """A job on four simulated hosts (2, 2, 1 and 1 ranks): one trace per host in the shared
+    output directory; each node's last rank reduces its trace into a partial, and rank 0 prints
+    the job's tally from the four partials, identical to zeprof-merge's on the raw traces, as is
+    zeprof -r <output>/*; -e splits it by host and process. Then the same job with delta's
+    reduction disabled: rank 0's bounded wait ends with one line naming delta, the tally is the
+    other three nodes', every rank's status is its program's; zeprof -r <output>/* mixes the
+    three partials with delta's raw trace."""
     import testbed
     reason = testbed.can_run()
     if reason:
@@ -506,47 +563,49 @@ def case_two_nodes(work):
         return SKIP
     bed = testbed.Testbed()
     try:
-        hosts = [bed.add_host('alpha'), bed.add_host('beta')]
-        script = ('cd "$WORK" && for r in 0 1; do '
-                  'OMPI_COMM_WORLD_RANK=$((BASE + r)) OMPI_COMM_WORLD_LOCAL_RANK=$r '
-                  'OMPI_COMM_WORLD_LOCAL_SIZE=2 PMIX_NAMESPACE=5150 '
-                  '"$ZEPROF" --no-analysis "$APP" calls "$WORK/$(hostname).$r.log" & done; '
-                  's=0; for j in 1 2; do wait -n || s=1; done; '
-                  'readlink /proc/self/ns/mnt >"$WORK/$(hostname).ns"; exit $s')
-        processes = []
-        for index, host in enumerate(hosts):
-            host.env.update({'WORK': work, 'ZEPROF': ZEPROF, 'APP': APP, 'BASE': str(2 * index),
-                             'ZE_ENABLE_ALT_DRIVERS': os.environ['ZE_ENABLE_ALT_DRIVERS']})
-            processes.append(host.start(['bash', '-c', script],
-                                        os.path.join(work, f'{host.name}.out')))
-        statuses = [process.wait(timeout=RUN_TIMEOUT_S) for process in processes]
-        logs = ''.join(open(os.path.join(work, f'{h.name}.out')).read() for h in hosts)
-        check(statuses == [0, 0], 'both hosts\' ranks succeed', f'{statuses} {logs[-600:]}')
+        hosts = [bed.add_host(name) for name, _ in NODES]
+        statuses, outputs = run_job(bed, hosts, work, '5150', lambda name: [])
+        logs = ''.join(outputs[rank][1] for rank in outputs)
+        check(statuses == [0, 7, 0, 0], 'each host\'s ranks end with their programs\' status',
+              f'{statuses} {logs[-600:]}')
         output = os.path.join(work, 'zeprof-trace', '5150')
+        names = sorted(name for name, _ in NODES)
         made = sorted(os.listdir(output)) if os.path.isdir(output) else []
-        check(made == ['alpha', 'beta'], 'one trace directory per host', str(made))
-        for host in made:
-            check(len(metadata_dirs(os.path.join(output, host))) == 1,
-                  f'{host}: one trace for its two ranks')
-        directories = [os.path.join(output, host) for host in made]
-        summary = tally(directories)
-        check(summary.get('hosts') == 2 and summary.get('processes') == 4,
-              'the merged tally has 2 hosts and 4 processes',
+        check(made == names, 'one trace directory per host', str(made))
+        directories = [os.path.join(output, name) for name in made]
+        for directory in directories:
+            check(len(metadata_dirs(directory)) == 1, f'{directory}: one trace for its ranks')
+            check(os.path.isfile(os.path.join(directory, 'zeprof.partial')),
+                  f'{os.path.basename(directory)} reduced its trace into zeprof.partial',
+                  str(os.listdir(directory)))
+        raw_tally = merged(directories)
+        check(outputs[0][0] == raw_tally and 'zeInit' in raw_tally,
+              'rank 0 prints the job\'s tally (from the partials), identical to the raw traces\'',
+              f'{outputs[0][0][:300]!r} vs {raw_tally[:300]!r} {outputs[0][1][-400:]}')
+        check(all(not outputs[rank][0] for rank in outputs if rank != 0),
+              'the other ranks print no tally')
+        check(f'zeprof -r {output}/*' in outputs[0][1], 'rank 0 says how to get it again',
+              outputs[0][1][-300:])
+        raw_json = merged(['-j'] + directories)
+        check(replayed(['-j'] + directories) == raw_json,
+              'zeprof -r -j <output>/* (partials) is identical to the raw traces\'')
+        summary = json.loads(raw_json or '{}')
+        check(summary.get('hosts') == 4 and summary.get('processes') == 6,
+              'the job\'s tally has 4 hosts and 6 processes',
               str({k: summary.get(k) for k in ('hosts', 'processes')}))
-        check(api_calls(summary, 'zeInit') == 4, 'zeInit: once per rank of the job',
-              str(api_calls(summary, 'zeInit')))
         extended = tally(directories, extended=True)
-        per_host = {}
-        processes = set()
+        per_host, processes = {}, set()
         for row in extended.get('api', []):
             if row.get('name') == 'zeInit':
                 host = row.get('hostname')
                 per_host[host] = per_host.get(host, 0) + row.get('calls', 0)
                 processes.add((host, row.get('pid')))
-        check(per_host == {'alpha': 2, 'beta': 2}, '-e splits zeInit by host: 2 and 2',
-              str(per_host))
-        check(len(processes) == 4, '-e splits zeInit by process: one row per rank',
+        check(per_host == {'alpha': 2, 'beta': 2, 'gamma': 1, 'delta': 1},
+              '-e splits zeInit by host', str(per_host))
+        check(len(processes) == 6, '-e splits zeInit by process: one row per rank',
               str(sorted(processes, key=str)))
+        check(merged(['-j', '-e'] + directories) == replayed(['-j', '-e'] + directories),
+              'zeprof -r -j -e from the partials is identical to the raw traces\'')
         for host in hosts:
             try:
                 with open(os.path.join(work, f'{host.name}.ns')) as ns:
@@ -554,6 +613,33 @@ def case_two_nodes(work):
             except OSError:
                 continue
             check_no_daemon_left(f'host {host.name}', namespace)
+
+        # delta never delivers: rank 0 waits 2 s, says so, and tallies the three others.
+        for host in hosts:
+            host.env['ZEPROF_PARTIAL_WAIT'] = '2'
+        statuses, outputs = run_job(bed, hosts, work, '5151',
+                                    lambda name: ['--no-reduce'] if name == 'delta' else ['-j'])
+        check(statuses == [0, 7, 0, 0], 'with a node that never delivers, every rank\'s status is '
+              'its program\'s', f'{statuses} {outputs[0][1][-400:]}')
+        output = os.path.join(work, 'zeprof-trace', '5151')
+        check(not os.path.exists(os.path.join(output, 'delta', 'zeprof.partial')),
+              'delta delivered no partial')
+        lines = [line for line in outputs[0][1].splitlines() if 'no partial within' in line]
+        check(len(lines) == 1 and 'delta' in lines[0] and '3 other node' in lines[0]
+              and all(name not in lines[0] for name in ('alpha', 'beta', 'gamma')),
+              'rank 0\'s wait ends with one line naming the node that did not deliver',
+              outputs[0][1][-500:])
+        try:
+            printed = json.loads(outputs[0][0])
+        except ValueError:
+            printed = {}
+        three = [os.path.join(output, name) for name in ('alpha', 'beta', 'gamma')]
+        check(outputs[0][0] == merged(['-j'] + three) and printed.get('hosts') == 3,
+              'its tally is the other three nodes\' (identical to their raw traces\')',
+              outputs[0][0][:300])
+        directories = [os.path.join(output, name) for name in names]
+        check(replayed(['-j'] + directories) == merged(['-j'] + directories),
+              'zeprof -r <output>/* with three partials and one raw trace: the raw traces\' tally')
     finally:
         bed.close()
     return 0
@@ -611,7 +697,7 @@ CASES = {
     'killed-rank': case_killed_rank,
     'sigint': case_sigint,
     'stale': case_stale,
-    'two-nodes': case_two_nodes,
+    'four-nodes': case_four_nodes,
     'two-jobs': case_two_jobs,
 }
 
