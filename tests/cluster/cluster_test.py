@@ -6,7 +6,7 @@
 Run inside `tests/harness/with-lttng --no-daemon` (meson does). Paths come from the environment
 that tests/cluster/meson.build sets: CLUSTER_ZEPROF, CLUSTER_APP (tests/e2e's e2e_app) and
 ZE_ENABLE_ALT_DRIVERS. The ranks are started by hand with a launcher's variables (Open MPI,
-Slurm, ...), by Debian's Open MPI mpirun, or on two simulated hosts (tests/multihost/testbed.py).
+Slurm, ...), by Debian's Open MPI mpirun, or on four simulated hosts (tests/multihost/testbed.py).
 Exit 0 when every check of CASE holds, 77 when CASE cannot run here (no mpirun; not root).
 """
 import json
