@@ -333,41 +333,43 @@ job_reduce() {
   rm -f -- "$temporary"
 }
 
-# The node directories of this job under output directory $1 (those whose .zeprof-job names it),
-# one per line.
-job_node_directories() {
-  local node id
-  for node in "$1"/*/; do
-    node=${node%/}
-    read -r id 2>/dev/null <"$node/.zeprof-job" || continue
-    [ "$id" != "$job_id" ] || printf '%s\n' "$node"
-  done
-}
-
 # Rank 0, its own node closed: waits until every node of the job has delivered (its partial, or
 # the word that its reduction failed), at most partial_wait_s seconds. The nodes are the job's
-# directories in the shared output directory $1 (each made by its node's first rank before any
-# program there started), and at least as many as the launcher says (job_nodes) when every rank
-# is traced. Sets job_inputs (the delivered nodes' directories), job_missing (the host names of
-# the nodes that delivered nothing) and job_unseen (nodes the launcher counts that wrote no
-# directory: they never started, or the output directory is not shared). A signal
-# (job_wait_abandoned) ends the wait early.
+# directories in the shared output directory $1 (those whose .zeprof-job names the job: each made
+# by its node's first rank before any program there started), and at least as many as the
+# launcher says (job_nodes) when every rank is traced. Sets job_inputs (the delivered nodes'
+# directories), job_missing (the host names of the nodes that delivered nothing) and job_unseen
+# (nodes the launcher counts that wrote no directory: they never started, or the output
+# directory is not shared). A signal (job_wait_abandoned) ends the wait early. Each look lists
+# the output directory once and reads only what it has not seen yet (on a shared file system
+# with many nodes, every file opened costs).
 job_gather() {
-  local output_dir=$1 node deadline expected=0 count
+  local output_dir=$1 node id deadline expected=0 count
+  local -A seen=()        # node directory -> other (another job's), waiting, delivered
   [ -z "$job_nodes" ] || [ -n "$traced_ranks" ] || expected=$job_nodes
   deadline=$((SECONDS + partial_wait_s))
   while :; do
     job_inputs=()
     job_missing=()
     count=0
-    while IFS= read -r node; do
+    for node in "$output_dir"/*/; do
+      node=${node%/}
+      if [ -z "${seen[$node]:-}" ]; then
+        read -r id 2>/dev/null <"$node/.zeprof-job" || continue   # not set up yet
+        if [ "$id" = "$job_id" ]; then seen[$node]=waiting; else seen[$node]=other; fi
+      fi
+      [ "${seen[$node]}" != other ] || continue
       count=$((count + 1))
-      if [ -f "$node/$NODE_PARTIAL" ] || [ -f "$node/$NODE_REDUCE_FAILED" ]; then
+      if [ "${seen[$node]}" = waiting ] &&
+         { [ -f "$node/$NODE_PARTIAL" ] || [ -f "$node/$NODE_REDUCE_FAILED" ]; }; then
+        seen[$node]=delivered
+      fi
+      if [ "${seen[$node]}" = delivered ]; then
         job_inputs+=("$node")
       else
         job_missing+=("${node##*/}")
       fi
-    done < <(job_node_directories "$output_dir")
+    done
     job_unseen=$((expected > count ? expected - count : 0))
     if [ ${#job_missing[@]} -eq 0 ] && [ "$job_unseen" -eq 0 ]; then return 0; fi
     [ "$SECONDS" -lt "$deadline" ] && [ "$job_wait_abandoned" -eq 0 ] || return 1
