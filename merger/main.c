@@ -3,6 +3,9 @@
  * timeline, or dumps the events. Wires the modules together (the model's span sink to the
  * statistics and the timeline, the model's frames to placement); see docs/merger.md.
  * merge() owns the statistics, the model, the timeline and the placement of the run.
+ * With --reduce the model's spans go to a partial file instead (partial_write.h); partials given
+ * as inputs are replayed into the same model and consumers (partial_read.h); with several trace
+ * directories and -J above 1 they are first reduced in parallel (parallel.h).
  * Exit status: 0, or 2 with one "Failed to …" line on stderr. The work runs in a supervised
  * child (supervise.h): a crash or a stall of libbabeltrace2 is that one line too.
  */
@@ -10,6 +13,9 @@
 #include "dump.h"
 #include "model.h"
 #include "options.h"
+#include "parallel.h"
+#include "partial_read.h"
+#include "partial_write.h"
 #include "placement.h"
 #include "reader.h"
 #include "stats.h"
@@ -26,7 +32,8 @@
 #endif
 
 /* Where the model's spans go: every span to the statistics (the tally), and to the timeline when
- * one is written. Kernel names are demangled here, once for both, so that they agree. */
+ * one is written. Kernel names are demangled here, once for both, so that they agree. A partial's
+ * totals go to the statistics and its spans (already counted there) to the timeline only. */
 struct span_consumers {
     struct zm_stats *stats;       /* Weak */
     struct zm_timeline *timeline; /* Weak, may be NULL */
@@ -42,7 +49,7 @@ static int begin_host(void *context, uint32_t host, const char *hostname)
 static int api_span(void *context, const struct zm_api_span *span)
 {
     struct span_consumers *consumers = context;
-    if (zm_stats_add_api(consumers->stats, span) != 0)
+    if (!span->totalled && zm_stats_add_api(consumers->stats, span) != 0)
         return -1;
     return consumers->timeline ? zm_timeline_api_span(consumers->timeline, span) : 0;
 }
@@ -53,9 +60,24 @@ static int device_span(void *context, const struct zm_device_span *span)
     struct zm_device_span shown = *span;
     if (consumers->demangle && !(shown.name = zm_demangle_name(consumers->demangle, span->name)))
         return -1;
-    if (zm_stats_add_device(consumers->stats, &shown) != 0)
+    if (!span->totalled && zm_stats_add_device(consumers->stats, &shown) != 0)
         return -1;
     return consumers->timeline ? zm_timeline_device_span(consumers->timeline, &shown) : 0;
+}
+
+static int api_totals(void *context, const struct zm_api_totals *totals)
+{
+    struct span_consumers *consumers = context;
+    return zm_stats_add_api_totals(consumers->stats, totals);
+}
+
+static int device_totals(void *context, const struct zm_device_totals *totals)
+{
+    struct span_consumers *consumers = context;
+    struct zm_device_totals shown = *totals;
+    if (consumers->demangle && !(shown.name = zm_demangle_name(consumers->demangle, totals->name)))
+        return -1;
+    return zm_stats_add_device_totals(consumers->stats, &shown);
 }
 
 static int end_host(void *context)
@@ -141,6 +163,7 @@ static int merge(void *context, char *reason, int reason_size)
     struct zm_demangle demangle;
     struct zm_model *model = NULL;
     struct zm_placement placement = {0};
+    struct zm_partial_writer *partial = NULL;
     FILE *dump = NULL;
     zm_stats_init(&stats, options->extended);
     zm_demangle_init(&demangle);
@@ -152,13 +175,21 @@ static int merge(void *context, char *reason, int reason_size)
         }
     }
     struct span_consumers consumers = {&stats, timeline, options->mangled ? NULL : &demangle};
-    struct zm_span_sink sink = {begin_host, api_span, device_span, end_host, &consumers};
+    struct zm_span_sink sink = {begin_host, api_span,   device_span,  end_host,
+                                &consumers, api_totals, device_totals};
+    if (options->reduce) {
+        if (!(partial = zm_partial_writer_open(options->output, reason, reason_size)))
+            goto error;
+        sink = zm_partial_writer_sink(partial);
+    }
     model = zm_model_new(&sink, options->max_rate_ppm);
     if (!model) {
         snprintf(reason, (size_t)reason_size,
                  "Failed to start: reason=cannot create a temporary file");
         goto error;
     }
+    if (partial)
+        zm_partial_writer_attach(partial, model);
     if (options->dump && !(dump = zm_dump_begin(stdout))) {
         snprintf(reason, (size_t)reason_size, "Failed to start: reason=out of memory");
         goto error;
@@ -168,11 +199,34 @@ static int merge(void *context, char *reason, int reason_size)
         zm_supervise_escape_line(escaped, sizeof(escaped), options->paths[i]);
         snprintf(head, sizeof(head), "Failed to read trace: path=%s", escaped);
         zm_supervise_context(head);
-        if (zm_reader_read(options->paths[i], model, dump, options->verbose, reason, reason_size) !=
-            0)
+        if (zm_partial_is_file(options->paths[i])) {
+            if (dump) {
+                snprintf(reason, (size_t)reason_size,
+                         "%s, reason=a partial holds no events: -t needs the trace directory",
+                         head);
+                goto error;
+            }
+            /* Spans are read only when something draws or keeps them. */
+            if (zm_partial_read(options->paths[i], model, timeline || partial, reason,
+                                reason_size) != 0)
+                goto error;
+        } else if (zm_reader_read(options->paths[i], model, dump, options->verbose, reason,
+                                  reason_size) != 0) {
             goto error;
+        }
     }
     zm_supervise_watch(0);
+    if (partial) {
+        zm_supervise_escape_line(escaped, sizeof(escaped), options->output);
+        snprintf(head, sizeof(head), "Failed to write partial: path=%s", escaped);
+        zm_supervise_context(head);
+        struct zm_partial_writer *finishing = partial;
+        partial = NULL;
+        if (zm_partial_writer_finish(finishing, reason, reason_size) != 0)
+            goto error;
+        status = 0;
+        goto end;
+    }
     zm_supervise_context("Failed to place hosts");
     if (place_hosts(model, options->max_rate_ppm, &placement, reason, reason_size) != 0)
         goto error;
@@ -211,6 +265,7 @@ error:
     if (dump && zm_dump_end() != 0)
         dump = NULL;
     zm_timeline_abort(timeline);
+    zm_partial_writer_abort(partial);
 end:
     zm_placement_release(&placement);
     zm_model_free(model);
@@ -235,7 +290,15 @@ int main(int argc, char **argv)
         printf("zeprof-merge %s\n", ZEPROF_VERSION);
         return 0;
     }
-    return zm_supervise(merge, &options,
-                        options.dump ? "the events printed before this line are incomplete"
-                                     : NULL);
+    /* Several trace directories: reduced at once by -J workers, then merged as partials. */
+    struct zm_parallel parallel;
+    if (zm_parallel_reduce(&parallel, &options, merge, reason, sizeof(reason)) != 0) {
+        fprintf(stderr, "%s\n", reason);
+        return 2;
+    }
+    int status = zm_supervise(merge, &options,
+                              options.dump ? "the events printed before this line are incomplete"
+                                           : NULL);
+    zm_parallel_release(&parallel);
+    return status;
 }

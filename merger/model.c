@@ -65,6 +65,7 @@ struct zm_model {
     size_t thread_count, thread_capacity;
     size_t last_thread;      /* index + 1 of the thread of the previous event, 0: none */
     struct zm_map processes; /* (host, pid) -> 1 */
+    uint64_t replayed_processes, replayed_threads; /* of hosts read from partials */
 
     struct zm_map device_index; /* (host<<32|pid, handle) -> index into devices */
     struct zm_device *devices;  /* Owned by this */
@@ -618,10 +619,75 @@ size_t zm_model_pending_appends(const struct zm_model *model)
 
 size_t zm_model_process_count(const struct zm_model *model)
 {
-    return model->processes.count;
+    return model->processes.count + (size_t)model->replayed_processes;
 }
 
 size_t zm_model_thread_count(const struct zm_model *model)
 {
-    return model->threads.count;
+    return model->threads.count + (size_t)model->replayed_threads;
+}
+
+const struct zm_span_sink *zm_model_sink(const struct zm_model *model)
+{
+    return &model->sink;
+}
+
+int zm_model_replay_host(struct zm_model *model, const struct zm_replayed_host *replayed)
+{
+    struct zm_host *host = &model->hosts[model->current_host];
+    host->first_ns = replayed->first_ns;
+    host->last_ns = replayed->last_ns;
+    host->seen_event = replayed->seen_event;
+    model->zeprof_events += replayed->zeprof_events;
+    model->replayed_processes += replayed->processes;
+    model->replayed_threads += replayed->threads;
+    uint64_t *sum = (uint64_t *)&model->anomalies;
+    const uint64_t *add = (const uint64_t *)&replayed->anomalies;
+    for (size_t i = 0; i < sizeof(model->anomalies) / sizeof(uint64_t); i++)
+        sum[i] += add[i];
+    return 0;
+}
+
+int zm_model_replay_label(struct zm_model *model, const char *uuid, const char *name,
+                          uint32_t *label)
+{
+    const char *interned_uuid = zm_intern(&model->names, uuid);
+    const char *interned_name = zm_intern(&model->names, name);
+    if (!interned_uuid || !interned_name ||
+        ZM_GROW(model->labels, model->label_capacity, model->label_count + 1, 16) != 0)
+        return -1;
+    *label = (uint32_t)model->label_count++;
+    model->labels[*label] =
+        (struct zm_device_label){model->current_host, interned_uuid, interned_name};
+    return 0;
+}
+
+int zm_model_replay_device(struct zm_model *model, int64_t pid, uint64_t handle, uint32_t label,
+                           const char *name, const struct zm_clock *clock)
+{
+    const char *interned = zm_intern(&model->names, name);
+    if (!interned ||
+        ZM_GROW(model->devices, model->device_capacity, model->device_count + 1, 16) != 0)
+        return -1;
+    struct zm_device *device = &model->devices[model->device_count];
+    *device = (struct zm_device){.host = model->current_host,
+                                 .pid = pid,
+                                 .handle = handle,
+                                 .label = label,
+                                 .name = interned};
+    zm_clock_init(&device->clock, clock->timer_hz, clock->kernel_bits);
+    model->device_count++;
+    for (size_t i = 0; i < clock->count; i++)
+        if (zm_clock_add_anchor(&device->clock, &clock->anchors[i]) != 0)
+            return -1;
+    return 0;
+}
+
+int zm_model_replay_frame(struct zm_model *model, enum zm_remote_mark mark,
+                          const struct zm_remote_key *key, int64_t pid, int64_t time_ns)
+{
+    if (zm_remote_index_add(model->frames, mark, key, (int)model->current_host, pid, time_ns) == 0)
+        return 0;
+    snprintf(model->error, sizeof(model->error), "%s", zm_remote_index_error(model->frames));
+    return -1;
 }

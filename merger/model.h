@@ -151,6 +151,31 @@ const struct zm_device_label *zm_model_device_label(const struct zm_model *model
 /* Every frame mark read, for placement. */
 const struct zm_remote_index *zm_model_frames(const struct zm_model *model);
 
+/* The sink given to zm_model_new (a partial's reader gives its totals and spans to it). */
+const struct zm_span_sink *zm_model_sink(const struct zm_model *model);
+
+/* A host read from a partial (partial_read.h) instead of from events: what its events made of
+ * the model, given back to the current host (between zm_model_begin_host and zm_model_end_host).
+ * Each returns 0, or -1 when out of memory (zm_model_replay_frame: or a refusal, as
+ * zm_model_event). */
+struct zm_replayed_host {
+    int64_t first_ns, last_ns;
+    bool seen_event;
+    uint64_t zeprof_events, processes, threads;
+    struct zm_anomalies anomalies; /* the host's own: added to the model's */
+};
+ZM_MUST_CHECK int zm_model_replay_host(struct zm_model *model, const struct zm_replayed_host *host);
+/* A distinct device of the host (strings interned by the model); *label receives its number. */
+ZM_MUST_CHECK int zm_model_replay_label(struct zm_model *model, const char *uuid, const char *name,
+                                        uint32_t *label);
+/* A device of one process, with its anchors (copied), on a label of the current host. */
+ZM_MUST_CHECK int zm_model_replay_device(struct zm_model *model, int64_t pid, uint64_t handle,
+                                         uint32_t label, const char *name,
+                                         const struct zm_clock *clock);
+ZM_MUST_CHECK int zm_model_replay_frame(struct zm_model *model, enum zm_remote_mark mark,
+                                        const struct zm_remote_key *key, int64_t pid,
+                                        int64_t time_ns);
+
 /* Distinct processes and threads seen (for the tally's header). */
 size_t zm_model_process_count(const struct zm_model *model);
 size_t zm_model_thread_count(const struct zm_model *model);

@@ -9,12 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OPT_MAX_RATE_PPM = 256, OPT_MANGLED, OPT_MAX_NAME_SIZE, OPT_VERSION };
+enum { OPT_MAX_RATE_PPM = 256, OPT_MANGLED, OPT_MAX_NAME_SIZE, OPT_VERSION, OPT_REDUCE };
 
 const char *zm_options_usage(void)
 {
-    return "usage: zeprof-merge [OPTIONS] TRACE_DIR...\n"
-           "Analyse zeprof traces (one directory per host).\n"
+    return "usage: zeprof-merge [OPTIONS] TRACE_DIR|PARTIAL...\n"
+           "       zeprof-merge --reduce TRACE_DIR|PARTIAL... -o PARTIAL\n"
+           "Analyse zeprof traces (one directory per host), or partials made of them.\n"
            "\n"
            "  -e, --extended        split rows by host, process, thread and device\n"
            "  -j, --json            print the tally as JSON\n"
@@ -23,6 +24,10 @@ const char *zm_options_usage(void)
            "      --mangled         keep kernel names as recorded (default: demangled)\n"
            "      --max-name-size N shorten longer names in the text tally to N characters\n"
            "      --max-rate-ppm N  bound on the relative rate of two clocks (default 100)\n"
+           "      --reduce          write what the analysis needs of the inputs to a partial\n"
+           "                        file (-o) instead of the tally\n"
+           "  -o, --output PARTIAL  the partial file --reduce writes\n"
+           "  -J, --jobs N          reduce up to N inputs at once (default: one per core)\n"
            "  -v, --verbose         explain what is being done on stderr\n"
            "  -h, --help            show this help\n"
            "      --version         show the version\n";
@@ -62,14 +67,18 @@ enum zm_options_status zm_options_parse(struct zm_options *options, int argc, ch
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, OPT_VERSION},
+        {"reduce", no_argument, NULL, OPT_REDUCE},
+        {"output", required_argument, NULL, 'o'},
+        {"jobs", required_argument, NULL, 'J'},
         {NULL, 0, NULL, 0},
     };
     *options = (struct zm_options){.max_rate_ppm = 100};
-    /* getopt keeps global state; reset it so that parsing twice (tests) works. */
+    /* getopt keeps global state; reset it so that parsing twice (tests) works. Options may
+     * follow the paths (`--reduce DIR -o FILE`): getopt moves the paths to the end. */
     optind = 0;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "+ejl:tvh", long_options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "ejl:tvho:J:", long_options, NULL)) != -1) {
         switch (c) {
         case 'e':
             options->extended = true;
@@ -91,6 +100,16 @@ enum zm_options_status zm_options_parse(struct zm_options *options, int argc, ch
             break;
         case OPT_VERSION:
             options->version = true;
+            break;
+        case OPT_REDUCE:
+            options->reduce = true;
+            break;
+        case 'o':
+            options->output = optarg;
+            break;
+        case 'J':
+            if (parse_number("-J", optarg, 1, 1024, &options->jobs, reason, reason_size) != 0)
+                return ZM_OPTIONS_ERROR;
             break;
         case OPT_MANGLED:
             options->mangled = true;
@@ -115,6 +134,17 @@ enum zm_options_status zm_options_parse(struct zm_options *options, int argc, ch
     options->path_count = argc - optind;
     if (!options->help && !options->version && options->path_count == 0) {
         snprintf(reason, (size_t)reason_size, "Failed to parse options: reason=no TRACE_DIR given");
+        return ZM_OPTIONS_ERROR;
+    }
+    const char *conflict = NULL;
+    if (options->reduce && !options->output)
+        conflict = "--reduce needs -o PARTIAL";
+    else if (options->output && !options->reduce)
+        conflict = "-o is the partial of --reduce";
+    else if (options->reduce && (options->dump || options->timeline))
+        conflict = "--reduce writes a partial, not a timeline (-l) nor events (-t)";
+    if (conflict && !options->help && !options->version) {
+        snprintf(reason, (size_t)reason_size, "Failed to parse options: reason=%s", conflict);
         return ZM_OPTIONS_ERROR;
     }
     return ZM_OPTIONS_OK;

@@ -21,6 +21,9 @@ struct zm_options {
     bool mangled;             /* --mangled: kernel names as recorded, not demangled */
     uint64_t max_name_size;   /* --max-name-size N: text tally names cut to N; 0: never */
     uint64_t max_rate_ppm;    /* --max-rate-ppm N, default 100 */
+    bool reduce;              /* --reduce: write a partial (-o) instead of the tally */
+    const char *output;       /* -o FILE: the partial (Weak: argv) */
+    uint64_t jobs;            /* -J N: inputs reduced at once; 0: one per online core */
     const char *const *paths; /* TRACE_DIR... (Weak: argv) */
     int path_count;
 };

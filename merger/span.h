@@ -4,7 +4,9 @@
  * The model reconstructs API calls and device work; it does not know who consumes them. Its
  * caller gives it a struct zm_span_sink (callbacks and their context): main.c wires one that feeds
  * the statistics (stats.h) and, when a timeline is written, the timeline (timeline.h); the unit
- * tests wire the statistics alone. Spans are borrowed for the duration of a callback; the names
+ * tests wire the statistics alone; with --reduce, main.c wires the partial writer (partial_write.h)
+ * instead. A host read from a partial (partial_read.h) gives its totals, then its spans marked
+ * `totalled`. Spans are borrowed for the duration of a callback; the names
  * in them are interned by the model and stay valid until the model is freed.
  */
 #ifndef ZM_SPAN_H
@@ -21,6 +23,7 @@ struct zm_api_span {
     int64_t start_ns, end_ns;
     uint32_t result;
     bool synthetic; /* its exit was lost: closed by the model (docs/merger.md) */
+    bool totalled;  /* replayed from a partial: already in the totals given with it */
 };
 
 /* One execution of an appended command on a device. */
@@ -37,6 +40,26 @@ struct zm_device_span {
     uint64_t call_id, execution;
     bool linked; /* the append was seen: api_tid and append_ns say where */
     int64_t api_tid, append_ns;
+    bool totalled; /* replayed from a partial: already in the totals given with it */
+};
+
+/* Spans already summed (a partial, partial.h): one row of the tally at its finest split, the
+ * host's API calls of one function on one thread, or its device work of one name on one device.
+ * Merging these is exact: counts, totals and errors add, min and max take the extremes. */
+struct zm_api_totals {
+    uint32_t host;
+    int64_t pid, tid;
+    const char *function; /* Weak: interned */
+    uint64_t calls, errors;
+    int64_t total_ns, min_ns, max_ns;
+};
+
+struct zm_device_totals {
+    uint32_t host;
+    uint32_t device_label;
+    const char *name; /* Weak: interned, as recorded (not demangled) */
+    uint64_t calls;
+    int64_t total_ns, min_ns, max_ns;
 };
 
 /* Where the model's spans go. Each callback returns 0, or -1 to fail the model's call that gave
@@ -49,6 +72,10 @@ struct zm_span_sink {
     /* The current host's last span has been given. */
     int (*end_host)(void *context);
     void *context; /* Weak: passed to every callback */
+    /* Totals of a host read from a partial (the model itself never gives these): its spans, if
+     * replayed at all, then come with `totalled` set and must not be counted again. */
+    int (*api_totals)(void *context, const struct zm_api_totals *totals);
+    int (*device_totals)(void *context, const struct zm_device_totals *totals);
 };
 
 #endif

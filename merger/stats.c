@@ -64,22 +64,52 @@ static void add(struct zm_stat_row *row, int64_t duration_ns)
         row->max_ns = duration_ns;
 }
 
-int zm_stats_add_api(struct zm_stats *stats, const struct zm_api_span *span)
+static struct zm_stat_row *api_row(struct zm_stats *stats, const char *function, uint32_t host,
+                                   int64_t pid, int64_t tid)
 {
-    uint32_t host = span->host;
-    int64_t pid = span->pid, tid = span->tid;
     uint64_t where = 0;
     if (stats->extended) /* pid and tid fit 24 bits on Linux (pid_max <= 2^22) */
         where =
             (uint64_t)host << 48 | ((uint64_t)pid & 0xffffff) << 24 | ((uint64_t)tid & 0xffffff);
-    struct zm_stat_row *row = row_for(&stats->api, span->function, where);
-    if (!row)
-        return -1;
-    if (stats->extended) {
+    struct zm_stat_row *row = row_for(&stats->api, function, where);
+    if (row && stats->extended) {
         row->host = host;
         row->pid = pid;
         row->tid = tid;
     }
+    return row;
+}
+
+static struct zm_stat_row *device_row(struct zm_stats *stats, const char *name, uint32_t host,
+                                      uint32_t device_label)
+{
+    uint64_t where = stats->extended ? ((uint64_t)host << 32 | device_label) + 1 : 0;
+    struct zm_stat_row *row = row_for(&stats->device, name, where);
+    if (row && stats->extended) {
+        row->host = host;
+        row->device = device_label;
+    }
+    return row;
+}
+
+/* Sums already made (a partial's): the same row as their spans would have reached. */
+static void merge(struct zm_stat_row *row, uint64_t calls, int64_t total_ns, int64_t min_ns,
+                  int64_t max_ns)
+{
+    zm_supervise_progress();
+    row->calls += calls;
+    row->total_ns += total_ns;
+    if (min_ns < row->min_ns)
+        row->min_ns = min_ns;
+    if (max_ns > row->max_ns)
+        row->max_ns = max_ns;
+}
+
+int zm_stats_add_api(struct zm_stats *stats, const struct zm_api_span *span)
+{
+    struct zm_stat_row *row = api_row(stats, span->function, span->host, span->pid, span->tid);
+    if (!row)
+        return -1;
     add(row, span->end_ns - span->start_ns);
     if (zm_stats_result_is_error(span->result))
         row->errors++;
@@ -88,15 +118,30 @@ int zm_stats_add_api(struct zm_stats *stats, const struct zm_api_span *span)
 
 int zm_stats_add_device(struct zm_stats *stats, const struct zm_device_span *span)
 {
-    uint64_t where = stats->extended ? ((uint64_t)span->host << 32 | span->device_label) + 1 : 0;
-    struct zm_stat_row *row = row_for(&stats->device, span->name, where);
+    struct zm_stat_row *row = device_row(stats, span->name, span->host, span->device_label);
     if (!row)
         return -1;
-    if (stats->extended) {
-        row->host = span->host;
-        row->device = span->device_label;
-    }
     add(row, span->duration_ns);
+    return 0;
+}
+
+int zm_stats_add_api_totals(struct zm_stats *stats, const struct zm_api_totals *totals)
+{
+    struct zm_stat_row *row =
+        api_row(stats, totals->function, totals->host, totals->pid, totals->tid);
+    if (!row)
+        return -1;
+    merge(row, totals->calls, totals->total_ns, totals->min_ns, totals->max_ns);
+    row->errors += totals->errors;
+    return 0;
+}
+
+int zm_stats_add_device_totals(struct zm_stats *stats, const struct zm_device_totals *totals)
+{
+    struct zm_stat_row *row = device_row(stats, totals->name, totals->host, totals->device_label);
+    if (!row)
+        return -1;
+    merge(row, totals->calls, totals->total_ns, totals->min_ns, totals->max_ns);
     return 0;
 }
 

@@ -46,6 +46,12 @@ bool zm_stats_result_is_error(uint32_t result);
  * in time or not (its duration is known either way). */
 ZM_MUST_CHECK int zm_stats_add_api(struct zm_stats *stats, const struct zm_api_span *span);
 ZM_MUST_CHECK int zm_stats_add_device(struct zm_stats *stats, const struct zm_device_span *span);
+/* Adds sums made elsewhere (a partial's) to the row their spans would have reached; -1 when out
+ * of memory. */
+ZM_MUST_CHECK int zm_stats_add_api_totals(struct zm_stats *stats,
+                                          const struct zm_api_totals *totals);
+ZM_MUST_CHECK int zm_stats_add_device_totals(struct zm_stats *stats,
+                                             const struct zm_device_totals *totals);
 /* Sorts a table's rows by total time, descending (ties: by name, then where). Invalidates the
  * index, so call it once, when all rows are in. */
 void zm_stats_sort(struct zm_stat_table *table);

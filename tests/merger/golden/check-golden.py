@@ -14,6 +14,12 @@ it (git diff tests/merger/golden). The cases: `gen` (gen-trace's scripted progra
 a wrapping 32-bit device clock), `sample` (tests/l0/sample under the shim on the simulated
 device, entry and exit per call), `sample-one-event` (the same, recorded with one-event calls),
 `pair` (two simulated hosts of tests/multihost, the second placed through 20 frames).
+
+Partials (zeprof-merge --reduce) must give the same bytes: every output but `-t` is also made
+from one partial per host, from one partial of all hosts, and (with several hosts) with -J 3 on
+the traces, and compared with the same expectations. Reducing partials again, or a partial with a
+trace, gives the very bytes of reducing the traces (associativity). A truncated, corrupt or
+future-version partial is refused in one line (exit 2, no timeline written).
 """
 
 import difflib
@@ -49,6 +55,102 @@ def produce(merge, traces, options, scratch):
     return result.stdout
 
 
+def reduce(merge, inputs, partial):
+    """zeprof-merge --reduce INPUTS -o PARTIAL; returns the partial's bytes."""
+    argv = [merge, "--reduce"] + inputs + ["-o", partial]
+    result = subprocess.run(argv, capture_output=True, timeout=120)
+    if result.returncode != 0 or result.stderr:
+        raise RuntimeError(f"{' '.join(argv)} exited {result.returncode}: "
+                           f"{result.stderr.decode(errors='replace').strip()}")
+    with open(partial, "rb") as f:
+        return f.read()
+
+
+def compare(case, name, actual, expect_path, how):
+    with open(expect_path, "rb") as f:
+        expected = f.read()
+    if check(actual == expected, f"{case}/{name} {how}: the output is {expect_path}"):
+        return
+    diff = difflib.unified_diff(
+        expected.decode(errors="replace").splitlines(),
+        actual.decode(errors="replace").splitlines(),
+        "expected", "actual", lineterm="", n=1)
+    for line in list(diff)[:40]:
+        print("    " + line)
+
+
+def refused(merge, case, how, argv_tail, scratch, reason):
+    """zeprof-merge -l FILE ARGV_TAIL must fail with one line naming `reason`, writing nothing."""
+    timeline = os.path.join(scratch, "refused.json")
+    result = subprocess.run([merge, "-l", timeline] + argv_tail, capture_output=True, timeout=60)
+    lines = result.stderr.decode(errors="replace").splitlines()
+    check(result.returncode == 2 and len(lines) == 1 and
+          lines[0].startswith("Failed to read trace: path=") and reason in lines[0] and
+          not os.path.exists(timeline) and not result.stdout,
+          f"{case}: a {how} partial is refused in one line ({reason})",
+          f"exit {result.returncode}, stderr {lines}")
+
+
+def check_partials(merge, case, traces, expect_dir, scratch):
+    """The outputs from partials equal the expectations of the traces; bad partials refused."""
+    per_host = [os.path.join(scratch, f"{case}-{i}.partial") for i in range(len(traces))]
+    whole = os.path.join(scratch, f"{case}-all.partial")
+    try:
+        host_bytes = [reduce(merge, [t], p) for t, p in zip(traces, per_host)]
+        whole_bytes = reduce(merge, traces, whole)
+        # associativity: the same partial, whatever was reduced first
+        check(reduce(merge, per_host, os.path.join(scratch, "again.partial")) == whole_bytes,
+              f"{case}: reducing the hosts' partials gives the bytes of reducing the traces")
+        check(reduce(merge, [whole], os.path.join(scratch, "again.partial")) == whole_bytes,
+              f"{case}: reducing a partial again gives the same bytes")
+        if len(traces) > 1:
+            mixed = [per_host[0]] + traces[1:]
+            check(reduce(merge, mixed, os.path.join(scratch, "again.partial")) == whole_bytes,
+                  f"{case}: reducing a partial with traces gives the same bytes")
+    except (RuntimeError, subprocess.TimeoutExpired) as error:
+        check(False, f"{case}: zeprof-merge --reduce runs", str(error))
+        return
+    ways = {"from one partial per host": per_host, "from one partial": [whole]}
+    if len(traces) > 1:
+        ways["with -J 3"] = ["-J", "3"] + traces
+        ways["with -J 1"] = ["-J", "1"] + traces
+    for how, inputs in ways.items():
+        for name, options in OUTPUTS.items():
+            if name == "trace.txt":
+                continue
+            try:
+                actual = produce(merge, inputs, options, scratch)
+            except (RuntimeError, subprocess.TimeoutExpired) as error:
+                check(False, f"{case}/{name} {how}: zeprof-merge runs", str(error))
+                continue
+            compare(case, name, actual, os.path.join(expect_dir, name), how)
+
+    data = host_bytes[-1]
+    bad = os.path.join(scratch, "bad.partial")
+    for how, content, reason in [
+            ("truncated", data[:len(data) - 3], "truncated partial"),
+            ("corrupt", data[:-5] + bytes([data[-5] ^ 0x10]) + data[-4:], "corrupt partial"),
+            ("future-version", data[:8] + bytes([2]) + data[9:], "format version 2"),
+            ("empty", b"", "empty file"),
+            ("foreign", b"not a partial at all, just text\n" * 4, "nor a zeprof partial")]:
+        with open(bad, "wb") as f:
+            f.write(content)
+        refused(merge, case, how, [bad], scratch, reason)
+    # spans are checked where they are used: a flip inside them fails the timeline
+    refused(merge, case, "corrupt-spans", [bad_spans(data, bad)], scratch,
+            "corrupt partial")
+
+
+def bad_spans(data, path):
+    """A copy of `data` with a byte of the first host's spans section flipped, at `path`."""
+    spans_size = int.from_bytes(data[32:40], "little")
+    flipped = bytearray(data)
+    flipped[48 + spans_size // 2] ^= 0x01
+    with open(path, "wb") as f:
+        f.write(flipped)
+    return path
+
+
 def main():
     if len(sys.argv) not in (3, 4) or (len(sys.argv) == 4 and sys.argv[3] != "--update"):
         print(__doc__, file=sys.stderr)
@@ -64,6 +166,8 @@ def main():
             traces_dir = os.path.join(golden, case, "traces")
             traces = [os.path.join(traces_dir, t) for t in sorted(os.listdir(traces_dir))]
             expect_dir = os.path.join(golden, case, "expect")
+            if not update:
+                check_partials(merge, case, traces, expect_dir, scratch)
             for name, options in OUTPUTS.items():
                 expect_path = os.path.join(expect_dir, name)
                 try:

@@ -1,0 +1,392 @@
+/* partial_read: a partial file replayed into the model and its sink (partial_read.h). */
+#include "partial_read.h"
+
+#include "grow.h"
+#include "partial_format.h"
+#include "supervise.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+bool zm_partial_is_file(const char *path)
+{
+    struct stat status;
+    return stat(path, &status) == 0 && !S_ISDIR(status.st_mode);
+}
+
+struct replay {
+    struct zm_model *model; /* Weak */
+    const struct zm_span_sink *sink;
+    uint32_t host, label_base;
+    char why[256];
+};
+
+/* A string of a section, interned by the model; NULL (and `why` said) when corrupt. */
+static const char *get_name(struct replay *replay, struct zm_partial_cursor *cursor)
+{
+    size_t length;
+    const char *text = zm_partial_get_string(cursor, &length);
+    if (!text)
+        return NULL;
+    if (memchr(text, '\0', length)) {
+        cursor->failed = true;
+        return NULL;
+    }
+    const char *name = zm_model_intern(replay->model, text, length);
+    if (!name)
+        snprintf(replay->why, sizeof(replay->why), "out of memory");
+    return name;
+}
+
+static int check_label(struct replay *replay, struct zm_partial_cursor *cursor, uint64_t local,
+                       uint32_t *label)
+{
+    if (local >= zm_model_device_label_count(replay->model) - replay->label_base) {
+        cursor->failed = true;
+        return -1;
+    }
+    *label = replay->label_base + (uint32_t)local;
+    return 0;
+}
+
+static int replay_devices(struct replay *replay, struct zm_partial_cursor *in)
+{
+    uint64_t labels = zm_partial_get_u64(in);
+    for (uint64_t i = 0; i < labels && !in->failed; i++) {
+        const char *uuid = get_name(replay, in), *name = uuid ? get_name(replay, in) : NULL;
+        uint32_t label;
+        if (!name || zm_model_replay_label(replay->model, uuid, name, &label) != 0)
+            return -1;
+    }
+    uint64_t devices = zm_partial_get_u64(in);
+    for (uint64_t i = 0; i < devices && !in->failed; i++) {
+        int64_t pid = zm_partial_get_i64(in);
+        uint64_t handle = zm_partial_get_u64(in);
+        uint32_t label;
+        if (check_label(replay, in, zm_partial_get_u64(in), &label) != 0)
+            return -1;
+        const char *name = get_name(replay, in);
+        if (!name)
+            return -1;
+        struct zm_clock clock = {0};
+        clock.timer_hz = zm_partial_get_u64(in);
+        clock.kernel_bits = (unsigned)zm_partial_get_u64(in);
+        uint64_t anchors = zm_partial_get_u64(in);
+        if (anchors > (uint64_t)(in->end - in->at)) { /* each takes 4 bytes at least */
+            in->failed = true;
+            return -1;
+        }
+        int status = 0;
+        for (uint64_t a = 0; a < anchors && status == 0 && !in->failed; a++) {
+            struct zm_anchor anchor;
+            anchor.id = zm_partial_get_u64(in);
+            anchor.ns = zm_partial_get_i64(in);
+            anchor.ticks = zm_partial_get_u64(in);
+            anchor.uncertainty_ns = zm_partial_get_i64(in);
+            status = zm_clock_add_anchor(&clock, &anchor);
+        }
+        if (status == 0 && !in->failed)
+            status = zm_model_replay_device(replay->model, pid, handle, label, name, &clock);
+        zm_clock_release(&clock);
+        if (status != 0) {
+            snprintf(replay->why, sizeof(replay->why), "out of memory");
+            return -1;
+        }
+    }
+    return in->failed ? -1 : 0;
+}
+
+static int replay_frames(struct replay *replay, struct zm_partial_cursor *in)
+{
+    uint64_t marks = zm_partial_get_u64(in);
+    for (uint64_t i = 0; i < marks && !in->failed; i++) {
+        uint64_t mark = zm_partial_get_u64(in);
+        struct zm_remote_key key;
+        key.session = zm_partial_get_u64(in);
+        key.worker = (uint32_t)zm_partial_get_u64(in);
+        key.sequence = zm_partial_get_u64(in);
+        int64_t pid = zm_partial_get_i64(in);
+        int64_t ns = zm_partial_get_i64(in);
+        if (in->failed || mark > ZM_REMOTE_SERVE_END) {
+            in->failed = true;
+            return -1;
+        }
+        if (zm_model_replay_frame(replay->model, (enum zm_remote_mark)mark, &key, pid, ns) != 0) {
+            snprintf(replay->why, sizeof(replay->why), "%s",
+                     zm_model_error(replay->model)[0] ? zm_model_error(replay->model)
+                                                      : "out of memory");
+            return -1;
+        }
+    }
+    return in->failed ? -1 : 0;
+}
+
+static int replay_totals(struct replay *replay, struct zm_partial_cursor *in)
+{
+    const struct zm_span_sink *sink = replay->sink;
+    uint64_t rows = zm_partial_get_u64(in);
+    for (uint64_t i = 0; i < rows && !in->failed; i++) {
+        struct zm_api_totals totals = {.host = replay->host};
+        if (!(totals.function = get_name(replay, in)))
+            return -1;
+        totals.pid = zm_partial_get_i64(in);
+        totals.tid = zm_partial_get_i64(in);
+        totals.calls = zm_partial_get_u64(in);
+        totals.errors = zm_partial_get_u64(in);
+        totals.total_ns = zm_partial_get_i64(in);
+        totals.min_ns = zm_partial_get_i64(in);
+        totals.max_ns = zm_partial_get_i64(in);
+        if (!in->failed && sink->api_totals && sink->api_totals(sink->context, &totals) != 0) {
+            snprintf(replay->why, sizeof(replay->why), "out of memory");
+            return -1;
+        }
+    }
+    rows = zm_partial_get_u64(in);
+    for (uint64_t i = 0; i < rows && !in->failed; i++) {
+        struct zm_device_totals totals = {.host = replay->host};
+        if (!(totals.name = get_name(replay, in)) ||
+            check_label(replay, in, zm_partial_get_u64(in), &totals.device_label) != 0)
+            return -1;
+        totals.calls = zm_partial_get_u64(in);
+        totals.total_ns = zm_partial_get_i64(in);
+        totals.min_ns = zm_partial_get_i64(in);
+        totals.max_ns = zm_partial_get_i64(in);
+        if (!in->failed && sink->device_totals &&
+            sink->device_totals(sink->context, &totals) != 0) {
+            snprintf(replay->why, sizeof(replay->why), "out of memory");
+            return -1;
+        }
+    }
+    return in->failed ? -1 : 0;
+}
+
+/* The summary section of one host, begun in the model. */
+static int replay_summary(struct replay *replay, struct zm_partial_cursor *in)
+{
+    struct zm_replayed_host host = {0};
+    host.first_ns = zm_partial_get_i64(in);
+    host.last_ns = zm_partial_get_i64(in);
+    host.seen_event = zm_partial_get_u64(in) != 0;
+    host.zeprof_events = zm_partial_get_u64(in);
+    host.processes = zm_partial_get_u64(in);
+    host.threads = zm_partial_get_u64(in);
+    uint64_t counters = zm_partial_get_u64(in);
+    uint64_t *anomalies = (uint64_t *)&host.anomalies;
+    if (counters != offsetof(struct zm_anomalies, dropped_windows) / sizeof(uint64_t)) {
+        in->failed = true;
+        return -1;
+    }
+    for (uint64_t i = 0; i < counters; i++)
+        anomalies[i] = zm_partial_get_u64(in);
+    if (in->failed || zm_model_replay_host(replay->model, &host) != 0)
+        return -1;
+    if (replay_devices(replay, in) != 0 || replay_frames(replay, in) != 0 ||
+        replay_totals(replay, in) != 0)
+        return -1;
+    return in->at == in->end ? 0 : -1; /* nothing may follow */
+}
+
+/* The spans section of one host, after its summary (its labels are known). */
+static int replay_spans(struct replay *replay, struct zm_partial_cursor *in)
+{
+    const struct zm_span_sink *sink = replay->sink;
+    const char **names = NULL;
+    size_t name_count = 0, name_capacity = 0;
+    int64_t previous_ns = 0;
+    int status = -1;
+    while (in->at < in->end && !in->failed) {
+        uint64_t tag = zm_partial_get_u64(in);
+        int64_t pid = zm_partial_get_i64(in);
+        struct zm_device_span device = {.host = replay->host, .pid = pid, .totalled = true};
+        struct zm_api_span api = {.host = replay->host, .pid = pid, .totalled = true};
+        bool is_device = tag & 1;
+        if (is_device &&
+            check_label(replay, in, zm_partial_get_u64(in), &device.device_label) != 0)
+            goto end;
+        if (!is_device)
+            api.tid = zm_partial_get_i64(in);
+        /* one name for an API span, two (device, work) for a device span */
+        const char **targets[2] = {is_device ? &device.device_name : &api.function,
+                                   &device.name};
+        for (int n = 0; n < (is_device ? 2 : 1); n++) {
+            if (is_device && n == 1)
+                device.queue = zm_partial_get_u64(in);
+            uint64_t number = zm_partial_get_u64(in);
+            if (number == name_count) {
+                const char *name = get_name(replay, in);
+                if (!name || ZM_GROW(names, name_capacity, name_count + 1, 64) != 0)
+                    goto end;
+                names[name_count++] = name;
+            } else if (number > name_count) {
+                in->failed = true;
+                goto end;
+            }
+            *targets[n] = names[number];
+        }
+        int64_t start_ns = previous_ns + zm_partial_get_i64(in);
+        int64_t length_ns = zm_partial_get_i64(in);
+        previous_ns = start_ns;
+        if (!is_device) {
+            api.start_ns = start_ns;
+            api.end_ns = start_ns + length_ns;
+            api.result = (uint32_t)zm_partial_get_u64(in);
+            api.synthetic = tag & 2;
+            if (in->failed)
+                goto end;
+            if (sink->api_span && sink->api_span(sink->context, &api) != 0)
+                goto end;
+            continue;
+        }
+        device.anchored = tag & 2;
+        device.linked = tag & 4;
+        device.start_ns = start_ns;
+        device.end_ns = start_ns + length_ns;
+        device.uncertainty_ns = zm_partial_get_i64(in);
+        device.duration_ns = zm_partial_get_i64(in);
+        device.call_id = zm_partial_get_u64(in);
+        device.execution = zm_partial_get_u64(in);
+        if (device.linked) {
+            device.api_tid = zm_partial_get_i64(in);
+            device.append_ns = start_ns + zm_partial_get_i64(in);
+        }
+        if (in->failed)
+            goto end;
+        if (sink->device_span && sink->device_span(sink->context, &device) != 0)
+            goto end;
+    }
+    status = in->failed ? -1 : 0;
+end:
+    if (status != 0 && !replay->why[0] && !in->failed)
+        snprintf(replay->why, sizeof(replay->why), "out of memory or temporary file error");
+    free(names);
+    return status;
+}
+
+/* One section: its size and hash, then its bytes, checked. */
+static int section(struct zm_partial_cursor *file, bool check, struct zm_partial_cursor *out)
+{
+    uint64_t size = zm_partial_get_fixed64(file);
+    uint64_t hash = zm_partial_get_fixed64(file);
+    if (file->failed || size > (uint64_t)(file->end - file->at))
+        return -1;
+    *out = (struct zm_partial_cursor){file->at, file->at + size, false};
+    file->at += size;
+    if (check && zm_partial_hash(ZM_PARTIAL_FNV_OFFSET, out->at, (size_t)size) != hash)
+        return -1;
+    return 0;
+}
+
+static int read_hosts(struct replay *replay, const unsigned char *bytes, size_t size,
+                      const char *path, bool spans)
+{
+    struct zm_partial_cursor file = {bytes, bytes + size, false};
+    if (size < ZM_PARTIAL_HEADER_SIZE || memcmp(bytes, ZM_PARTIAL_MAGIC, ZM_PARTIAL_MAGIC_SIZE)) {
+        snprintf(replay->why, sizeof(replay->why),
+                 "not a trace directory nor a zeprof partial file");
+        return -1;
+    }
+    uint32_t version = (uint32_t)bytes[8] | (uint32_t)bytes[9] << 8 | (uint32_t)bytes[10] << 16 |
+                       (uint32_t)bytes[11] << 24;
+    uint32_t hosts = (uint32_t)bytes[12] | (uint32_t)bytes[13] << 8 | (uint32_t)bytes[14] << 16 |
+                     (uint32_t)bytes[15] << 24;
+    file.at += 16;
+    uint64_t recorded_size = zm_partial_get_fixed64(&file);
+    uint64_t header_hash = zm_partial_get_fixed64(&file);
+    /* The magic and the version come first in every version: checked before the rest. */
+    if (version != ZM_PARTIAL_VERSION) {
+        snprintf(replay->why, sizeof(replay->why),
+                 "partial of format version %u; this zeprof-merge reads version %u", version,
+                 ZM_PARTIAL_VERSION);
+        return -1;
+    }
+    if (header_hash != zm_partial_hash(ZM_PARTIAL_FNV_OFFSET, bytes, 24)) {
+        snprintf(replay->why, sizeof(replay->why), "corrupt partial (header)");
+        return -1;
+    }
+    if (recorded_size != size) {
+        snprintf(replay->why, sizeof(replay->why), "truncated partial (%zu of %llu bytes)", size,
+                 (unsigned long long)recorded_size);
+        return -1;
+    }
+    if (hosts == 0) {
+        snprintf(replay->why, sizeof(replay->why), "corrupt partial (no host)");
+        return -1;
+    }
+    for (uint32_t h = 0; h < hosts; h++) {
+        struct zm_partial_cursor span_bytes, summary;
+        zm_supervise_progress();
+        if (section(&file, spans, &span_bytes) != 0 || section(&file, true, &summary) != 0) {
+            snprintf(replay->why, sizeof(replay->why), "corrupt partial (host %u of %u)", h + 1,
+                     hosts);
+            return -1;
+        }
+        size_t length;
+        const char *hostname = zm_partial_get_string(&summary, &length);
+        char *copy = hostname ? strndup(hostname, length) : NULL;
+        int host = copy ? zm_model_begin_host(replay->model, copy, path) : -1;
+        free(copy);
+        if (host < 0) {
+            snprintf(replay->why, sizeof(replay->why),
+                     hostname ? "out of memory" : "corrupt partial (host name)");
+            return -1;
+        }
+        replay->host = (uint32_t)host;
+        replay->label_base = (uint32_t)zm_model_device_label_count(replay->model);
+        if (replay_summary(replay, &summary) != 0 ||
+            (spans && replay_spans(replay, &span_bytes) != 0)) {
+            if (!replay->why[0])
+                snprintf(replay->why, sizeof(replay->why), "corrupt partial (host %u of %u)",
+                         h + 1, hosts);
+            return -1;
+        }
+        if (zm_model_end_host(replay->model) != 0) {
+            snprintf(replay->why, sizeof(replay->why), "out of memory or temporary file error");
+            return -1;
+        }
+    }
+    if (file.at != file.end) {
+        snprintf(replay->why, sizeof(replay->why), "corrupt partial (bytes after the last host)");
+        return -1;
+    }
+    return 0;
+}
+
+int zm_partial_read(const char *path, struct zm_model *model, bool spans, char *reason,
+                    int reason_size)
+{
+    struct replay replay = {.model = model, .sink = zm_model_sink(model)};
+    int status = -1;
+    void *bytes = MAP_FAILED;
+    struct stat file_status;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || fstat(fd, &file_status) != 0) {
+        snprintf(replay.why, sizeof(replay.why), "%s", strerror(errno));
+    } else if (!S_ISREG(file_status.st_mode)) {
+        snprintf(replay.why, sizeof(replay.why),
+                 "not a trace directory nor a zeprof partial file");
+    } else if (file_status.st_size == 0) {
+        snprintf(replay.why, sizeof(replay.why), "empty file (not a zeprof partial)");
+    } else if ((bytes = mmap(NULL, (size_t)file_status.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) ==
+               MAP_FAILED) {
+        snprintf(replay.why, sizeof(replay.why), "%s", strerror(errno));
+    } else {
+        status = read_hosts(&replay, bytes, (size_t)file_status.st_size, path, spans);
+    }
+    if (bytes != MAP_FAILED)
+        munmap(bytes, (size_t)file_status.st_size);
+    if (fd >= 0)
+        close(fd);
+    if (status != 0) {
+        char shown[1024];
+        zm_supervise_escape_line(shown, sizeof(shown), path);
+        snprintf(reason, (size_t)reason_size, "Failed to read trace: path=%s, reason=%s", shown,
+                 replay.why[0] ? replay.why : "corrupt partial");
+    }
+    return status;
+}

@@ -1,0 +1,430 @@
+/* partial_write: the partial file of --reduce, written from the model's spans (partial_write.h). */
+#include "partial_write.h"
+
+#include "map.h"
+#include "partial_format.h"
+#include "stats.h"
+#include "supervise.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Spans are encoded into `spans` and written out whenever it holds this much. */
+#define SPAN_FLUSH_SIZE (256 * 1024)
+
+/* What the model held when the current host began: the host's share is what was added since. */
+struct host_start {
+    uint64_t zeprof_events;
+    size_t processes, threads, devices, labels;
+    struct zm_anomalies anomalies;
+};
+
+struct zm_partial_writer {
+    const struct zm_model *model; /* Weak */
+    char *path, *temp_path;       /* Owned by this */
+    FILE *file;                   /* Owned by this */
+    uint32_t host_count;
+    bool failed; /* a write failed: the file is abandoned at the end */
+
+    /* The current host */
+    struct host_start start;
+    struct zm_stats stats; /* extended: the finest split, whatever the merge will print */
+    long spans_head;       /* offset of the spans section's size and hash */
+    uint64_t spans_size, spans_hash;
+    struct zm_partial_buffer spans;
+    struct zm_map strings; /* interned name -> its number in the spans section */
+    uint64_t string_count;
+    int64_t previous_ns; /* spans' times are deltas from the previous span's start */
+};
+
+static void fail(char *reason, int reason_size, const char *path, const char *why)
+{
+    char shown[1024];
+    zm_supervise_escape_line(shown, sizeof(shown), path);
+    snprintf(reason, (size_t)reason_size, "Failed to write partial: path=%s, reason=%s", shown,
+             why);
+}
+
+struct zm_partial_writer *zm_partial_writer_open(const char *path, char *reason, int reason_size)
+{
+    struct stat status;
+    if (stat(path, &status) == 0 && S_ISDIR(status.st_mode)) {
+        fail(reason, reason_size, path, "is a directory");
+        return NULL;
+    }
+    struct zm_partial_writer *writer = calloc(1, sizeof(*writer));
+    size_t length = strlen(path);
+    if (!writer || !(writer->path = strdup(path)) || !(writer->temp_path = malloc(length + 12))) {
+        fail(reason, reason_size, path, "out of memory");
+        if (writer)
+            free(writer->path);
+        free(writer);
+        return NULL;
+    }
+    zm_stats_init(&writer->stats, true);
+    zm_map_init(&writer->strings);
+    snprintf(writer->temp_path, length + 12, "%s.tmp.XXXXXX", path);
+    int fd = mkstemp(writer->temp_path);
+    if (fd < 0 || !(writer->file = fdopen(fd, "w+b"))) {
+        fail(reason, reason_size, path, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            unlink(writer->temp_path);
+        }
+        free(writer->temp_path);
+        writer->temp_path = NULL;
+        zm_partial_writer_abort(writer);
+        return NULL;
+    }
+    zm_supervise_temp_file(writer->temp_path);
+    /* mkstemp makes it private; a partial is as readable as any file the user creates */
+    mode_t mask = umask(0);
+    umask(mask);
+    if (fchmod(fd, 0666 & ~mask) != 0)
+        writer->failed = true;
+    /* The header is written last, when the host count and the size are known. */
+    static const unsigned char blank[ZM_PARTIAL_HEADER_SIZE];
+    if (fwrite(blank, sizeof(blank), 1, writer->file) != 1)
+        writer->failed = true;
+    return writer;
+}
+
+void zm_partial_writer_attach(struct zm_partial_writer *writer, const struct zm_model *model)
+{
+    writer->model = model;
+}
+
+static void write_out(struct zm_partial_writer *writer, const void *bytes, size_t size)
+{
+    if (size && fwrite(bytes, size, 1, writer->file) != 1)
+        writer->failed = true;
+}
+
+static void write_fixed64(struct zm_partial_writer *writer, uint64_t value)
+{
+    unsigned char encoded[8];
+    for (int i = 0; i < 8; i++)
+        encoded[i] = (unsigned char)(value >> (8 * i));
+    write_out(writer, encoded, sizeof(encoded));
+}
+
+static void flush_spans(struct zm_partial_writer *writer)
+{
+    if (writer->spans.failed)
+        writer->failed = true;
+    writer->spans_hash = zm_partial_hash(writer->spans_hash, writer->spans.bytes, writer->spans.size);
+    writer->spans_size += writer->spans.size;
+    write_out(writer, writer->spans.bytes, writer->spans.size);
+    writer->spans.size = 0;
+}
+
+static int begin_host(void *context, uint32_t host, const char *hostname)
+{
+    (void)host;
+    (void)hostname;
+    struct zm_partial_writer *writer = context;
+    const struct zm_model *model = writer->model;
+    writer->start = (struct host_start){
+        .zeprof_events = zm_model_zeprof_events(model),
+        .processes = zm_model_process_count(model),
+        .threads = zm_model_thread_count(model),
+        .devices = zm_model_device_count(model),
+        .labels = zm_model_device_label_count(model),
+        .anomalies = *zm_model_anomalies(model),
+    };
+    zm_map_release(&writer->strings);
+    writer->string_count = 0;
+    writer->previous_ns = 0;
+    writer->spans_size = 0;
+    writer->spans_hash = ZM_PARTIAL_FNV_OFFSET;
+    writer->spans_head = ftell(writer->file);
+    write_fixed64(writer, 0); /* size and hash, known at the host's end */
+    write_fixed64(writer, 0);
+    return writer->failed || writer->spans_head < 0 ? -1 : 0;
+}
+
+/* A name in the spans section: its number, followed by its text the first time. */
+static void put_name(struct zm_partial_writer *writer, const char *name)
+{
+    uint64_t *number = zm_map_find(&writer->strings, (uint64_t)(uintptr_t)name, 0);
+    if (number) {
+        zm_partial_put_u64(&writer->spans, *number);
+        return;
+    }
+    zm_partial_put_u64(&writer->spans, writer->string_count);
+    zm_partial_put_string(&writer->spans, name);
+    if (zm_map_put(&writer->strings, (uint64_t)(uintptr_t)name, 0, writer->string_count++) != 0)
+        writer->spans.failed = true;
+}
+
+static int span_written(struct zm_partial_writer *writer)
+{
+    if (writer->spans.size >= SPAN_FLUSH_SIZE)
+        flush_spans(writer);
+    return writer->failed || writer->spans.failed ? -1 : 0;
+}
+
+static int api_span(void *context, const struct zm_api_span *span)
+{
+    struct zm_partial_writer *writer = context;
+    if (!span->totalled && zm_stats_add_api(&writer->stats, span) != 0)
+        return -1;
+    struct zm_partial_buffer *out = &writer->spans;
+    zm_partial_put_u64(out, 0u | (span->synthetic ? 2u : 0u));
+    zm_partial_put_i64(out, span->pid);
+    zm_partial_put_i64(out, span->tid);
+    put_name(writer, span->function);
+    zm_partial_put_i64(out, span->start_ns - writer->previous_ns);
+    zm_partial_put_i64(out, span->end_ns - span->start_ns);
+    zm_partial_put_u64(out, span->result);
+    writer->previous_ns = span->start_ns;
+    return span_written(writer);
+}
+
+static int device_span(void *context, const struct zm_device_span *span)
+{
+    struct zm_partial_writer *writer = context;
+    if (!span->totalled && zm_stats_add_device(&writer->stats, span) != 0)
+        return -1;
+    struct zm_partial_buffer *out = &writer->spans;
+    zm_partial_put_u64(out, 1u | (span->anchored ? 2u : 0u) | (span->linked ? 4u : 0u));
+    zm_partial_put_i64(out, span->pid);
+    zm_partial_put_u64(out, span->device_label - writer->start.labels);
+    put_name(writer, span->device_name);
+    zm_partial_put_u64(out, span->queue);
+    put_name(writer, span->name);
+    zm_partial_put_i64(out, span->start_ns - writer->previous_ns);
+    zm_partial_put_i64(out, span->end_ns - span->start_ns);
+    zm_partial_put_i64(out, span->uncertainty_ns);
+    zm_partial_put_i64(out, span->duration_ns);
+    zm_partial_put_u64(out, span->call_id);
+    zm_partial_put_u64(out, span->execution);
+    if (span->linked) {
+        zm_partial_put_i64(out, span->api_tid);
+        zm_partial_put_i64(out, span->append_ns - span->start_ns);
+    }
+    writer->previous_ns = span->start_ns;
+    return span_written(writer);
+}
+
+static int api_totals(void *context, const struct zm_api_totals *totals)
+{
+    struct zm_partial_writer *writer = context;
+    return zm_stats_add_api_totals(&writer->stats, totals);
+}
+
+static int device_totals(void *context, const struct zm_device_totals *totals)
+{
+    struct zm_partial_writer *writer = context;
+    return zm_stats_add_device_totals(&writer->stats, totals);
+}
+
+/* The current host's frame marks, in the order the model's index holds its frames (so that a
+ * reader rebuilds the same index), each side's begin before its end. */
+static void put_frames(struct zm_partial_buffer *out, const struct zm_remote_index *frames,
+                       uint32_t host)
+{
+    struct zm_partial_buffer marks = {0};
+    uint64_t count = 0;
+    for (size_t i = 0; i < zm_remote_index_count(frames); i++) {
+        const struct zm_remote_frame *frame = zm_remote_index_frame(frames, i);
+        const struct zm_remote_side *sides[2] = {&frame->caller, &frame->peer};
+        for (int s = 0; s < 2; s++) {
+            const struct zm_remote_side *side = sides[s];
+            if (side->host != (int)host || !(side->have_begin || side->have_end))
+                continue;
+            for (int end = 0; end < 2; end++) {
+                if (!(end ? side->have_end : side->have_begin))
+                    continue;
+                enum zm_remote_mark mark = s == 0 ? (end ? ZM_REMOTE_DISPATCH_END
+                                                         : ZM_REMOTE_DISPATCH_BEGIN)
+                                                  : (end ? ZM_REMOTE_SERVE_END
+                                                         : ZM_REMOTE_SERVE_BEGIN);
+                zm_partial_put_u64(&marks, (uint64_t)mark);
+                zm_partial_put_u64(&marks, frame->key.session);
+                zm_partial_put_u64(&marks, frame->key.worker);
+                zm_partial_put_u64(&marks, frame->key.sequence);
+                zm_partial_put_i64(&marks, side->pid);
+                zm_partial_put_i64(&marks, end ? side->end_ns : side->begin_ns);
+                count++;
+            }
+        }
+    }
+    zm_partial_put_u64(out, count);
+    zm_partial_put_bytes(out, marks.bytes, marks.size);
+    if (marks.failed)
+        out->failed = true;
+    zm_partial_buffer_release(&marks);
+}
+
+static void put_summary(struct zm_partial_writer *writer, struct zm_partial_buffer *out)
+{
+    const struct zm_model *model = writer->model;
+    uint32_t host = zm_model_host_count(model) - 1;
+    const struct zm_host *record = zm_model_host(model, host);
+    const struct host_start *start = &writer->start;
+    zm_partial_put_string(out, record->hostname);
+    zm_partial_put_i64(out, record->first_ns);
+    zm_partial_put_i64(out, record->last_ns);
+    zm_partial_put_u64(out, record->seen_event);
+    zm_partial_put_u64(out, zm_model_zeprof_events(model) - start->zeprof_events);
+    zm_partial_put_u64(out, zm_model_process_count(model) - start->processes);
+    zm_partial_put_u64(out, zm_model_thread_count(model) - start->threads);
+    /* Every counter but placement's two (found later, job-wide), by position in the struct. */
+    const uint64_t *now = (const uint64_t *)zm_model_anomalies(model);
+    const uint64_t *before = (const uint64_t *)&start->anomalies;
+    size_t counters = offsetof(struct zm_anomalies, dropped_windows) / sizeof(uint64_t);
+    zm_partial_put_u64(out, counters);
+    for (size_t i = 0; i < counters; i++)
+        zm_partial_put_u64(out, now[i] - before[i]);
+
+    size_t labels = zm_model_device_label_count(model);
+    zm_partial_put_u64(out, labels - start->labels);
+    for (size_t i = start->labels; i < labels; i++) {
+        const struct zm_device_label *label = zm_model_device_label(model, (uint32_t)i);
+        zm_partial_put_string(out, label->uuid);
+        zm_partial_put_string(out, label->name);
+    }
+    size_t devices = zm_model_device_count(model);
+    zm_partial_put_u64(out, devices - start->devices);
+    for (size_t i = start->devices; i < devices; i++) {
+        const struct zm_device *device = zm_model_device(model, i);
+        zm_partial_put_i64(out, device->pid);
+        zm_partial_put_u64(out, device->handle);
+        zm_partial_put_u64(out, device->label - start->labels);
+        zm_partial_put_string(out, device->name);
+        zm_partial_put_u64(out, device->clock.timer_hz);
+        zm_partial_put_u64(out, device->clock.kernel_bits);
+        zm_partial_put_u64(out, device->clock.count);
+        for (size_t a = 0; a < device->clock.count; a++) {
+            const struct zm_anchor *anchor = &device->clock.anchors[a];
+            zm_partial_put_u64(out, anchor->id);
+            zm_partial_put_i64(out, anchor->ns);
+            zm_partial_put_u64(out, anchor->ticks);
+            zm_partial_put_i64(out, anchor->uncertainty_ns);
+        }
+    }
+    put_frames(out, zm_model_frames(model), host);
+
+    const struct zm_stat_table *api = &writer->stats.api;
+    zm_partial_put_u64(out, api->count);
+    for (size_t i = 0; i < api->count; i++) {
+        const struct zm_stat_row *row = &api->rows[i];
+        zm_partial_put_string(out, row->name);
+        zm_partial_put_i64(out, row->pid);
+        zm_partial_put_i64(out, row->tid);
+        zm_partial_put_u64(out, row->calls);
+        zm_partial_put_u64(out, row->errors);
+        zm_partial_put_i64(out, row->total_ns);
+        zm_partial_put_i64(out, row->min_ns);
+        zm_partial_put_i64(out, row->max_ns);
+    }
+    const struct zm_stat_table *device = &writer->stats.device;
+    zm_partial_put_u64(out, device->count);
+    for (size_t i = 0; i < device->count; i++) {
+        const struct zm_stat_row *row = &device->rows[i];
+        zm_partial_put_string(out, row->name);
+        zm_partial_put_u64(out, row->device - start->labels);
+        zm_partial_put_u64(out, row->calls);
+        zm_partial_put_i64(out, row->total_ns);
+        zm_partial_put_i64(out, row->min_ns);
+        zm_partial_put_i64(out, row->max_ns);
+    }
+}
+
+static int end_host(void *context)
+{
+    struct zm_partial_writer *writer = context;
+    flush_spans(writer);
+    long end = ftell(writer->file);
+    if (end < 0 || fseek(writer->file, writer->spans_head, SEEK_SET) != 0)
+        writer->failed = true;
+    write_fixed64(writer, writer->spans_size);
+    write_fixed64(writer, writer->spans_hash);
+    if (fseek(writer->file, end, SEEK_SET) != 0)
+        writer->failed = true;
+    struct zm_partial_buffer summary = {0};
+    put_summary(writer, &summary);
+    if (summary.failed)
+        writer->failed = true;
+    write_fixed64(writer, summary.size);
+    write_fixed64(writer, zm_partial_hash(ZM_PARTIAL_FNV_OFFSET, summary.bytes, summary.size));
+    write_out(writer, summary.bytes, summary.size);
+    zm_partial_buffer_release(&summary);
+    zm_stats_release(&writer->stats);
+    zm_stats_init(&writer->stats, true);
+    writer->host_count++;
+    return writer->failed ? -1 : 0;
+}
+
+struct zm_span_sink zm_partial_writer_sink(struct zm_partial_writer *writer)
+{
+    return (struct zm_span_sink){
+        .begin_host = begin_host,
+        .api_span = api_span,
+        .device_span = device_span,
+        .end_host = end_host,
+        .context = writer,
+        .api_totals = api_totals,
+        .device_totals = device_totals,
+    };
+}
+
+int zm_partial_writer_finish(struct zm_partial_writer *writer, char *reason, int reason_size)
+{
+    long size = ftell(writer->file);
+    struct zm_partial_buffer header = {0};
+    zm_partial_put_bytes(&header, ZM_PARTIAL_MAGIC, ZM_PARTIAL_MAGIC_SIZE);
+    unsigned char counts[8];
+    for (int i = 0; i < 4; i++) {
+        counts[i] = (unsigned char)(ZM_PARTIAL_VERSION >> (8 * i));
+        counts[4 + i] = (unsigned char)(writer->host_count >> (8 * i));
+    }
+    zm_partial_put_bytes(&header, counts, sizeof(counts));
+    zm_partial_put_fixed64(&header, (uint64_t)size);
+    zm_partial_put_fixed64(&header, zm_partial_hash(ZM_PARTIAL_FNV_OFFSET, header.bytes, 24));
+    if (size < 0 || header.failed || fseek(writer->file, 0, SEEK_SET) != 0)
+        writer->failed = true;
+    write_out(writer, header.bytes, header.size);
+    zm_partial_buffer_release(&header);
+    int closed = fclose(writer->file);
+    writer->file = NULL;
+    if (writer->failed || closed != 0) {
+        fail(reason, reason_size, writer->path,
+             errno ? strerror(errno) : "cannot write the temporary file");
+        zm_partial_writer_abort(writer);
+        return -1;
+    }
+    if (rename(writer->temp_path, writer->path) != 0) {
+        fail(reason, reason_size, writer->path, strerror(errno));
+        zm_partial_writer_abort(writer);
+        return -1;
+    }
+    zm_supervise_temp_file(NULL);
+    free(writer->temp_path);
+    writer->temp_path = NULL;
+    zm_partial_writer_abort(writer);
+    return 0;
+}
+
+void zm_partial_writer_abort(struct zm_partial_writer *writer)
+{
+    if (!writer)
+        return;
+    if (writer->file)
+        fclose(writer->file);
+    if (writer->temp_path) {
+        unlink(writer->temp_path);
+        zm_supervise_temp_file(NULL);
+    }
+    zm_stats_release(&writer->stats);
+    zm_map_release(&writer->strings);
+    zm_partial_buffer_release(&writer->spans);
+    free(writer->temp_path);
+    free(writer->path);
+    free(writer);
+}
