@@ -564,7 +564,9 @@ def case_four_nodes(work):
     bed = testbed.Testbed()
     try:
         hosts = [bed.add_host(name) for name, _ in NODES]
-        statuses, outputs = run_job(bed, hosts, work, '5150', lambda name: [])
+        # -v on alpha: rank 0 names what it analyses.
+        statuses, outputs = run_job(bed, hosts, work, '5150',
+                                    lambda name: ['-v'] if name == 'alpha' else [])
         logs = ''.join(outputs[rank][1] for rank in outputs)
         check(statuses == [0, 7, 0, 0], 'each host\'s ranks end with their programs\' status',
               f'{statuses} {logs[-600:]}')
@@ -586,6 +588,11 @@ def case_four_nodes(work):
               'the other ranks print no tally')
         check(f'zeprof -r {output}/*' in outputs[0][1], 'rank 0 says how to get it again',
               outputs[0][1][-300:])
+        analysed = [line for line in outputs[0][1].splitlines()
+                    if line.startswith('zeprof: analysing ')]
+        partials = [os.path.join(directory, 'zeprof.partial') for directory in directories]
+        check(len(analysed) == 1 and sorted(analysed[0].split()[2:]) == partials,
+              'rank 0 analyses the four partials', str(analysed))
         raw_json = merged(['-j'] + directories)
         check(replayed(['-j'] + directories) == raw_json,
               'zeprof -r -j <output>/* (partials) is identical to the raw traces\'')
@@ -606,6 +613,15 @@ def case_four_nodes(work):
               str(sorted(processes, key=str)))
         check(merged(['-j', '-e'] + directories) == replayed(['-j', '-e'] + directories),
               'zeprof -r -j -e from the partials is identical to the raw traces\'')
+        # With the raw traces out of the way, zeprof -r still gives it: from the partials alone.
+        hidden = [os.path.join(work, 'hidden', name) for name in made]
+        for directory, away in zip(directories, hidden):
+            os.makedirs(away)
+            os.rename(os.path.join(directory, 'ust'), os.path.join(away, 'ust'))
+        check(replayed(['-j', '-e'] + directories) == merged(['-j', '-e'] + hidden) != '',
+              'zeprof -r <output>/* reads the partials, not the raw traces')
+        for directory, away in zip(directories, hidden):
+            os.rename(os.path.join(away, 'ust'), os.path.join(directory, 'ust'))
         for host in hosts:
             try:
                 with open(os.path.join(work, f'{host.name}.ns')) as ns:
