@@ -381,7 +381,9 @@ def case_mpirun(work):
 
 def case_killed_rank(work):
     """One rank's program is killed (SIGKILL), another rank's wrapper is killed outright: the
-    other ranks are not held up, the trace is analysable, and no daemon is left."""
+    other ranks are not held up, the trace is analysable, and no daemon is left. Then every
+    wrapper of a node killed outright: the node's closer closes the session and reduces the
+    trace into the node's partial, whose tally is the raw trace's."""
     ranks = [Rank(work, r, openmpi_rank(r, r, 4, '31'), mode='wait-signal',
                   options=['--no-analysis']) for r in range(4)]
     if not check(wait_ready(ranks), 'four ranks are under way'):
@@ -410,6 +412,36 @@ def case_killed_rank(work):
           'the trace is analysable and holds every rank\'s calls',
           str({k: summary.get(k) for k in ('processes', 'anomalies')}))
     check_no_daemon_left('after a killed program and a killed wrapper', patience_s=30)
+
+    ranks = [Rank(work, 10 + r, openmpi_rank(r, r, 2, '32'), mode='wait-signal')
+             for r in range(2)]
+    if not check(wait_ready(ranks), 'two ranks of another job are under way'):
+        for rank in ranks:
+            rank.process.kill()
+            rank.finish()
+        return
+    apps = [rank.app_pid() for rank in ranks]
+    for rank in ranks:
+        os.kill(rank.process.pid, signal.SIGKILL)
+        rank.process.wait()
+    for pid in apps:
+        os.kill(pid, signal.SIGINT)
+    for rank in ranks:
+        rank.finish()
+    node_dir = os.path.join(work, 'zeprof-trace', '32', socket.gethostname())
+    partial = os.path.join(node_dir, 'zeprof.partial')
+    deadline = time.monotonic() + 30     # the closer polls twice a second, then reduces
+    while not os.path.exists(partial) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    check(os.path.isfile(partial), 'every wrapper killed: the closer delivers the node\'s partial',
+          str(os.listdir(node_dir)))
+    raw = subprocess.run([MERGE, '-j', node_dir], capture_output=True, text=True,
+                         timeout=RUN_TIMEOUT_S)
+    summary = tally([partial])
+    check(raw.returncode == 0 and json.loads(raw.stdout or '{}') == summary
+          and api_calls(summary, 'zeInit') == 2,
+          'its partial\'s tally is the raw trace\'s, with both ranks\' calls', raw.stderr[-300:])
+    check_no_daemon_left('after every wrapper of a node was killed', patience_s=30)
 
 
 def case_sigint(work):
