@@ -16,10 +16,10 @@
 #include <unistd.h>
 
 struct worker {
-    int input;  /* index in the inputs */
-    pid_t pid;  /* 0: not started or done */
+    int input;    /* index in the inputs */
+    pid_t pid;    /* 0: not started or done */
     bool stopped; /* killed because another worker failed */
-    int status; /* exit status once done, -1 before */
+    int status;   /* exit status once done, -1 before */
     char *partial, *log;
 };
 
@@ -117,8 +117,8 @@ static void stop_workers(struct worker *workers, int count)
         while (waitpid(workers[w].pid, &wait_status, 0) < 0 && errno == EINTR)
             ;
         workers[w].pid = 0;
-        workers[w].status = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status)
-                                                   : 128 + WTERMSIG(wait_status);
+        workers[w].status =
+            WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 128 + WTERMSIG(wait_status);
     }
 }
 
@@ -227,8 +227,8 @@ int zm_parallel_reduce(struct zm_parallel *parallel, struct zm_options *options,
             if (workers[w].pid != done)
                 continue;
             workers[w].pid = 0;
-            workers[w].status = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status)
-                                                       : 128 + WTERMSIG(wait_status);
+            workers[w].status =
+                WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 128 + WTERMSIG(wait_status);
             running--;
             if (workers[w].status != 0 && !stopping) {
                 stopping = true; /* the others' work is wasted: stop them */
