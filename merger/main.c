@@ -296,9 +296,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s\n", reason);
         return 2;
     }
-    int status = zm_supervise(merge, &options,
-                              options.dump ? "the events printed before this line are incomplete"
-                                           : NULL);
+    int status =
+        zm_supervise(merge, &options,
+                     options.dump ? "the events printed before this line are incomplete" : NULL);
     zm_parallel_release(&parallel);
     return status;
 }

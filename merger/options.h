@@ -1,6 +1,6 @@
 /*
- * options: zeprof-merge's command line (docs/interface.md, "Analysis options"). Parsing never exits; the caller
- * decides what to print. The parsed options borrow their strings from argv.
+ * options: zeprof-merge's command line (docs/interface.md, "Analysis options"). Parsing never
+ * exits; the caller decides what to print. The parsed options borrow their strings from argv.
  */
 #ifndef ZM_OPTIONS_H
 #define ZM_OPTIONS_H

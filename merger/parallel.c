@@ -12,13 +12,14 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 struct worker {
-    int input;  /* index in the inputs */
-    pid_t pid;  /* 0: not started or done */
+    int input;    /* index in the inputs */
+    pid_t pid;    /* 0: not started or done */
     bool stopped; /* killed because another worker failed */
-    int status; /* exit status once done, -1 before */
+    int status;   /* exit status once done, -1 before */
     char *partial, *log;
 };
 
@@ -90,6 +91,37 @@ static void pass_logs(const struct worker *workers, int count)
     }
 }
 
+static volatile sig_atomic_t terminating; /* a signal that ends the merger, while workers run */
+
+static void on_terminate(int signal_number)
+{
+    terminating = signal_number;
+}
+
+static const int ending_signals[] = {SIGTERM, SIGINT, SIGHUP};
+#define ENDING_COUNT (sizeof(ending_signals) / sizeof(*ending_signals))
+
+/* Stops every running worker (each one's supervisor removes its temporary file on SIGTERM) and
+ * waits for them. */
+static void stop_workers(struct worker *workers, int count)
+{
+    for (int w = 0; w < count; w++)
+        if (workers[w].pid > 0) {
+            workers[w].stopped = true;
+            kill(workers[w].pid, SIGTERM);
+        }
+    for (int w = 0; w < count; w++) {
+        if (workers[w].pid <= 0)
+            continue;
+        int wait_status;
+        while (waitpid(workers[w].pid, &wait_status, 0) < 0 && errno == EINTR)
+            ;
+        workers[w].pid = 0;
+        workers[w].status =
+            WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 128 + WTERMSIG(wait_status);
+    }
+}
+
 static long default_jobs(void)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -144,6 +176,12 @@ int zm_parallel_reduce(struct zm_parallel *parallel, struct zm_options *options,
         return -1;
     }
     fflush(NULL); /* nothing buffered is written twice by the workers */
+    /* SIGTERM, SIGINT or SIGHUP while workers run: stop them, remove the partials, then end by
+     * the same signal (as the supervisor does for the merge itself). */
+    struct sigaction action = {.sa_handler = on_terminate}, previous[ENDING_COUNT];
+    sigemptyset(&action.sa_mask);
+    for (size_t i = 0; i < ENDING_COUNT; i++)
+        sigaction(ending_signals[i], &action, &previous[i]);
     int next = 0, running = 0;
     bool stopping = false;
     while (next < count || running > 0) {
@@ -163,7 +201,23 @@ int zm_parallel_reduce(struct zm_parallel *parallel, struct zm_options *options,
         if (running == 0)
             break;
         int wait_status;
-        pid_t done = waitpid(-1, &wait_status, 0);
+        pid_t done = waitpid(-1, &wait_status, WNOHANG);
+        if (terminating) {
+            stop_workers(workers, count);
+            for (int w = 0; w < count; w++) {
+                unlink(workers[w].log);
+                free(workers[w].log);
+            }
+            free(workers);
+            zm_parallel_release(parallel);
+            signal(terminating, SIG_DFL);
+            raise(terminating);
+            _exit(128 + terminating);
+        }
+        if (done == 0) { /* none finished: look again soon (a signal cuts the sleep short) */
+            nanosleep(&(struct timespec){.tv_nsec = 5000000}, NULL);
+            continue;
+        }
         if (done < 0) {
             if (errno == EINTR)
                 continue;
@@ -173,19 +227,18 @@ int zm_parallel_reduce(struct zm_parallel *parallel, struct zm_options *options,
             if (workers[w].pid != done)
                 continue;
             workers[w].pid = 0;
-            workers[w].status = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status)
-                                                       : 128 + WTERMSIG(wait_status);
+            workers[w].status =
+                WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 128 + WTERMSIG(wait_status);
             running--;
             if (workers[w].status != 0 && !stopping) {
                 stopping = true; /* the others' work is wasted: stop them */
-                for (int o = 0; o < count; o++)
-                    if (workers[o].pid > 0) {
-                        workers[o].stopped = true;
-                        kill(workers[o].pid, SIGTERM);
-                    }
+                stop_workers(workers, count);
+                running = 0;
             }
         }
     }
+    for (size_t i = 0; i < ENDING_COUNT; i++)
+        sigaction(ending_signals[i], &previous[i], NULL);
     /* The first input whose worker failed by itself (not stopped by us) says why. */
     for (int pass = 0; pass < 2 && status == 0; pass++)
         for (int w = 0; w < count && status == 0; w++)

@@ -1,4 +1,5 @@
-/* partial_format: varints, strings, fixed fields and the hash of partial files (partial_format.h). */
+/* partial_format: varints, strings, fixed fields and the hash of partial files (partial_format.h).
+ */
 #include "partial_format.h"
 
 #include "grow.h"

@@ -14,6 +14,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+static int64_t wrapping_add(int64_t a, int64_t b)
+{
+    return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
 bool zm_partial_is_file(const char *path)
 {
     struct stat status;
@@ -142,6 +147,8 @@ static int replay_totals(struct replay *replay, struct zm_partial_cursor *in)
         totals.total_ns = zm_partial_get_i64(in);
         totals.min_ns = zm_partial_get_i64(in);
         totals.max_ns = zm_partial_get_i64(in);
+        if (totals.calls == 0) /* never written: a row holds at least one span */
+            in->failed = true;
         if (!in->failed && sink->api_totals && sink->api_totals(sink->context, &totals) != 0) {
             snprintf(replay->why, sizeof(replay->why), "out of memory");
             return -1;
@@ -157,6 +164,8 @@ static int replay_totals(struct replay *replay, struct zm_partial_cursor *in)
         totals.total_ns = zm_partial_get_i64(in);
         totals.min_ns = zm_partial_get_i64(in);
         totals.max_ns = zm_partial_get_i64(in);
+        if (totals.calls == 0)
+            in->failed = true;
         if (!in->failed && sink->device_totals &&
             sink->device_totals(sink->context, &totals) != 0) {
             snprintf(replay->why, sizeof(replay->why), "out of memory");
@@ -206,14 +215,12 @@ static int replay_spans(struct replay *replay, struct zm_partial_cursor *in)
         struct zm_device_span device = {.host = replay->host, .pid = pid, .totalled = true};
         struct zm_api_span api = {.host = replay->host, .pid = pid, .totalled = true};
         bool is_device = tag & 1;
-        if (is_device &&
-            check_label(replay, in, zm_partial_get_u64(in), &device.device_label) != 0)
+        if (is_device && check_label(replay, in, zm_partial_get_u64(in), &device.device_label) != 0)
             goto end;
         if (!is_device)
             api.tid = zm_partial_get_i64(in);
         /* one name for an API span, two (device, work) for a device span */
-        const char **targets[2] = {is_device ? &device.device_name : &api.function,
-                                   &device.name};
+        const char **targets[2] = {is_device ? &device.device_name : &api.function, &device.name};
         for (int n = 0; n < (is_device ? 2 : 1); n++) {
             if (is_device && n == 1)
                 device.queue = zm_partial_get_u64(in);
@@ -229,12 +236,13 @@ static int replay_spans(struct replay *replay, struct zm_partial_cursor *in)
             }
             *targets[n] = names[number];
         }
-        int64_t start_ns = previous_ns + zm_partial_get_i64(in);
+        /* wrapping sums: a corrupt delta must not be undefined behaviour */
+        int64_t start_ns = wrapping_add(previous_ns, zm_partial_get_i64(in));
         int64_t length_ns = zm_partial_get_i64(in);
         previous_ns = start_ns;
         if (!is_device) {
             api.start_ns = start_ns;
-            api.end_ns = start_ns + length_ns;
+            api.end_ns = wrapping_add(start_ns, length_ns);
             api.result = (uint32_t)zm_partial_get_u64(in);
             api.synthetic = tag & 2;
             if (in->failed)
@@ -246,14 +254,14 @@ static int replay_spans(struct replay *replay, struct zm_partial_cursor *in)
         device.anchored = tag & 2;
         device.linked = tag & 4;
         device.start_ns = start_ns;
-        device.end_ns = start_ns + length_ns;
+        device.end_ns = wrapping_add(start_ns, length_ns);
         device.uncertainty_ns = zm_partial_get_i64(in);
         device.duration_ns = zm_partial_get_i64(in);
         device.call_id = zm_partial_get_u64(in);
         device.execution = zm_partial_get_u64(in);
         if (device.linked) {
             device.api_tid = zm_partial_get_i64(in);
-            device.append_ns = start_ns + zm_partial_get_i64(in);
+            device.append_ns = wrapping_add(start_ns, zm_partial_get_i64(in));
         }
         if (in->failed)
             goto end;
@@ -341,8 +349,8 @@ static int read_hosts(struct replay *replay, const unsigned char *bytes, size_t 
         if (replay_summary(replay, &summary) != 0 ||
             (spans && replay_spans(replay, &span_bytes) != 0)) {
             if (!replay->why[0])
-                snprintf(replay->why, sizeof(replay->why), "corrupt partial (host %u of %u)",
-                         h + 1, hosts);
+                snprintf(replay->why, sizeof(replay->why), "corrupt partial (host %u of %u)", h + 1,
+                         hosts);
             return -1;
         }
         if (zm_model_end_host(replay->model) != 0) {
@@ -368,8 +376,7 @@ int zm_partial_read(const char *path, struct zm_model *model, bool spans, char *
     if (fd < 0 || fstat(fd, &file_status) != 0) {
         snprintf(replay.why, sizeof(replay.why), "%s", strerror(errno));
     } else if (!S_ISREG(file_status.st_mode)) {
-        snprintf(replay.why, sizeof(replay.why),
-                 "not a trace directory nor a zeprof partial file");
+        snprintf(replay.why, sizeof(replay.why), "not a trace directory nor a zeprof partial file");
     } else if (file_status.st_size == 0) {
         snprintf(replay.why, sizeof(replay.why), "empty file (not a zeprof partial)");
     } else if ((bytes = mmap(NULL, (size_t)file_status.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) ==

@@ -116,7 +116,8 @@ static void flush_spans(struct zm_partial_writer *writer)
 {
     if (writer->spans.failed)
         writer->failed = true;
-    writer->spans_hash = zm_partial_hash(writer->spans_hash, writer->spans.bytes, writer->spans.size);
+    writer->spans_hash =
+        zm_partial_hash(writer->spans_hash, writer->spans.bytes, writer->spans.size);
     writer->spans_size += writer->spans.size;
     write_out(writer, writer->spans.bytes, writer->spans.size);
     writer->spans.size = 0;
@@ -145,6 +146,12 @@ static int begin_host(void *context, uint32_t host, const char *hostname)
     write_fixed64(writer, 0); /* size and hash, known at the host's end */
     write_fixed64(writer, 0);
     return writer->failed || writer->spans_head < 0 ? -1 : 0;
+}
+
+/* a - b, wrapping (the reader adds it back wrapping): any two times encode */
+static int64_t difference(int64_t a, int64_t b)
+{
+    return (int64_t)((uint64_t)a - (uint64_t)b);
 }
 
 /* A name in the spans section: its number, followed by its text the first time. */
@@ -178,8 +185,8 @@ static int api_span(void *context, const struct zm_api_span *span)
     zm_partial_put_i64(out, span->pid);
     zm_partial_put_i64(out, span->tid);
     put_name(writer, span->function);
-    zm_partial_put_i64(out, span->start_ns - writer->previous_ns);
-    zm_partial_put_i64(out, span->end_ns - span->start_ns);
+    zm_partial_put_i64(out, difference(span->start_ns, writer->previous_ns));
+    zm_partial_put_i64(out, difference(span->end_ns, span->start_ns));
     zm_partial_put_u64(out, span->result);
     writer->previous_ns = span->start_ns;
     return span_written(writer);
@@ -197,15 +204,15 @@ static int device_span(void *context, const struct zm_device_span *span)
     put_name(writer, span->device_name);
     zm_partial_put_u64(out, span->queue);
     put_name(writer, span->name);
-    zm_partial_put_i64(out, span->start_ns - writer->previous_ns);
-    zm_partial_put_i64(out, span->end_ns - span->start_ns);
+    zm_partial_put_i64(out, difference(span->start_ns, writer->previous_ns));
+    zm_partial_put_i64(out, difference(span->end_ns, span->start_ns));
     zm_partial_put_i64(out, span->uncertainty_ns);
     zm_partial_put_i64(out, span->duration_ns);
     zm_partial_put_u64(out, span->call_id);
     zm_partial_put_u64(out, span->execution);
     if (span->linked) {
         zm_partial_put_i64(out, span->api_tid);
-        zm_partial_put_i64(out, span->append_ns - span->start_ns);
+        zm_partial_put_i64(out, difference(span->append_ns, span->start_ns));
     }
     writer->previous_ns = span->start_ns;
     return span_written(writer);
@@ -240,10 +247,9 @@ static void put_frames(struct zm_partial_buffer *out, const struct zm_remote_ind
             for (int end = 0; end < 2; end++) {
                 if (!(end ? side->have_end : side->have_begin))
                     continue;
-                enum zm_remote_mark mark = s == 0 ? (end ? ZM_REMOTE_DISPATCH_END
-                                                         : ZM_REMOTE_DISPATCH_BEGIN)
-                                                  : (end ? ZM_REMOTE_SERVE_END
-                                                         : ZM_REMOTE_SERVE_BEGIN);
+                enum zm_remote_mark mark =
+                    s == 0 ? (end ? ZM_REMOTE_DISPATCH_END : ZM_REMOTE_DISPATCH_BEGIN)
+                           : (end ? ZM_REMOTE_SERVE_END : ZM_REMOTE_SERVE_BEGIN);
                 zm_partial_put_u64(&marks, (uint64_t)mark);
                 zm_partial_put_u64(&marks, frame->key.session);
                 zm_partial_put_u64(&marks, frame->key.worker);

@@ -19,7 +19,7 @@ struct zm_partial_writer;
 
 /* Opens PATH's temporary file; NULL with "Failed to write partial: path=…, reason=…". */
 ZM_MUST_CHECK struct zm_partial_writer *zm_partial_writer_open(const char *path, char *reason,
-                                                              int reason_size);
+                                                               int reason_size);
 /* The sink to give zm_model_new; its context is the writer. */
 struct zm_span_sink zm_partial_writer_sink(struct zm_partial_writer *writer);
 /* The model whose hosts are written (the sink's end_host reads it); before its first host. */

@@ -98,7 +98,8 @@ static void merge(struct zm_stat_row *row, uint64_t calls, int64_t total_ns, int
 {
     zm_supervise_progress();
     row->calls += calls;
-    row->total_ns += total_ns;
+    /* unsigned: a corrupt partial's total must not be undefined behaviour */
+    row->total_ns = (int64_t)((uint64_t)row->total_ns + (uint64_t)total_ns);
     if (min_ns < row->min_ns)
         row->min_ns = min_ns;
     if (max_ns > row->max_ns)

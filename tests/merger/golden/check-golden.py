@@ -125,6 +125,23 @@ def check_partials(merge, case, traces, expect_dir, scratch):
                 continue
             compare(case, name, actual, os.path.join(expect_dir, name), how)
 
+    if len(traces) > 1:
+        # a failing input among several: the same one line whatever -J, no partial left behind
+        empty = os.path.join(scratch, "no-trace-here")
+        os.makedirs(empty, exist_ok=True)
+        temporary = os.path.join(scratch, "tmp")
+        os.makedirs(temporary, exist_ok=True)
+        lines = []
+        for jobs in ("1", "3"):
+            result = subprocess.run([merge, "-J", jobs, traces[0], empty] + traces[1:],
+                                    capture_output=True, timeout=60,
+                                    env=dict(os.environ, TMPDIR=temporary))
+            lines.append((result.returncode, result.stderr.decode(errors="replace")))
+        check(lines[0] == lines[1] and lines[0][0] == 2 and lines[0][1].count("\n") == 1 and
+              f"path={empty}, reason=no CTF trace" in lines[0][1] and not os.listdir(temporary),
+              f"{case}: a bad input among several: one line, the same with -J 1 and -J 3",
+              str(lines))
+
     data = host_bytes[-1]
     bad = os.path.join(scratch, "bad.partial")
     for how, content, reason in [

@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""bench-reduce.py MERGE GEN_TRACE RECORD_TRACE [--hosts N] [--events N] [--parallel-hosts N]
+
+Job-scale analysis through partials (zeprof-merge --reduce, docs/merger.md "Partials"). Records
+one host trace of gen-trace's bench scenario (--events, default 200000) and prints, measured in
+this one run:
+- the job-wide tally of --hosts hosts (default 64; the same trace given once per host) from their
+  partials against from their raw traces: the ratio of the times (goal >= 20), and the peak RSS
+  of the tally from partials for 1/8 of the hosts and for all (should stay flat);
+- --parallel-hosts hosts (default 8) analysed with -J 2 against -J 1: the ratio of wall times
+  (goal >= 1.7 on 2 cores);
+- the reduction's throughput (--reduce of the host trace) as a ratio to
+  `babeltrace2 TRACE -o dummy` on the same trace (goal >= 0.9).
+Timings are the best of three runs: CPU time (user + system of the child and its workers) for the
+single-process ratios, wall time for -J. The per-host reductions are not in the job-wide figure:
+they run on each node, where the trace was recorded, in parallel."""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def run(command):
+    """Runs command; returns (cpu seconds, wall seconds, peak RSS in KiB). wait4 counts the
+    process and every descendant it waited for (the supervised child, the -J workers); the peak
+    RSS is that of the largest of them."""
+    start = time.monotonic()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.monotonic() - start
+    stderr = process.stderr.read().decode(errors="replace")
+    process.stderr.close()
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"{' '.join(command[:3])}... failed: {stderr.strip()}")
+    return usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss
+
+
+def best(command, runs=3):
+    results = [run(command) for _ in range(runs)]
+    return min(r[0] for r in results), min(r[1] for r in results), max(r[2] for r in results)
+
+
+def count_events(trace):
+    process = subprocess.Popen(["babeltrace2", trace], stdout=subprocess.PIPE)
+    lines = sum(1 for _ in process.stdout)
+    process.wait()
+    return lines
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("merge")
+    parser.add_argument("gen_trace")
+    parser.add_argument("record_trace")
+    parser.add_argument("--hosts", type=int, default=64)
+    parser.add_argument("--events", type=int, default=200000)
+    parser.add_argument("--parallel-hosts", type=int, default=8)
+    args = parser.parse_args()
+    merge = args.merge
+    work = tempfile.mkdtemp(prefix="zeprof-bench-reduce-")
+    try:
+        trace = os.path.join(work, "host")
+        iterations = max(1, args.events // 7)  # the bench scenario: about 7 events per iteration
+        subprocess.run([args.record_trace, "--blocking", trace, "--", args.gen_trace, "bench",
+                        str(iterations)], check=True, stdout=subprocess.DEVNULL)
+        events = count_events(trace)
+        partial = os.path.join(work, "host.partial")
+        print(f"host trace: {events} events")
+
+        # 3. the reduction against babeltrace2's own decoding of the same trace
+        bt_cpu, _, _ = best(["babeltrace2", trace, "-o", "dummy"])
+        reduce_cpu, _, _ = best([merge, "--reduce", trace, "-o", partial])
+        size = os.path.getsize(partial)
+        print(f"babeltrace2 -o dummy: {bt_cpu:.2f} s cpu; zeprof-merge --reduce: "
+              f"{reduce_cpu:.2f} s cpu, {events / reduce_cpu / 1e6:.2f} M events/s; partial "
+              f"{size / 1024:.0f} KiB ({size / events:.1f} bytes per event)")
+        print(f"reduction throughput ratio vs babeltrace2 -o dummy: {bt_cpu / reduce_cpu:.2f} "
+              f"(goal >= 0.9)")
+
+        # 1. the job-wide tally from partials against from the raw traces
+        hosts = args.hosts
+        raw_cpu, _, raw_rss = best([merge] + [trace] * hosts, runs=1)
+        part_cpu, _, part_rss = best([merge] + [partial] * hosts)
+        few = max(1, hosts // 8)
+        _, _, few_rss = best([merge] + [partial] * few)
+        print(f"tally of {hosts} hosts: from raw traces {raw_cpu:.2f} s cpu "
+              f"({raw_rss / 1024:.1f} MiB), from partials {part_cpu:.3f} s cpu "
+              f"({part_rss / 1024:.1f} MiB)")
+        print(f"job-wide tally speed-up, partials vs raw traces: {raw_cpu / part_cpu:.1f} "
+              f"(goal >= 20)")
+        print(f"peak RSS of the tally from partials: {few} hosts {few_rss / 1024:.1f} MiB, "
+              f"{hosts} hosts {part_rss / 1024:.1f} MiB, ratio {part_rss / few_rss:.2f} "
+              f"(flat: near 1)")
+
+        # 2. several hosts reduced at once on this machine
+        some = [trace] * args.parallel_hosts
+        one_cpu, one_wall, _ = best([merge, "-J", "1"] + some)
+        two_cpu, two_wall, _ = best([merge, "-J", "2"] + some)
+        # the wall times need two idle cores: the load says whether the machine had them
+        print(f"{args.parallel_hosts} hosts: -J 1 {one_wall:.2f} s wall ({one_cpu:.2f} s cpu), "
+              f"-J 2 {two_wall:.2f} s wall ({two_cpu:.2f} s cpu); {os.cpu_count()} cores, "
+              f"load {os.getloadavg()[0]:.1f}")
+        print(f"speed-up of -J 2 over -J 1: {one_wall / two_wall:.2f} (goal >= 1.7)")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
