@@ -313,7 +313,8 @@ job_reduce() {
     [ -n "$reason" ] || reason="zeprof-merge --reduce exited with status $status"
   fi
   if [ "$status" -ne 0 ]; then
-    echo "zeprof: cannot reduce the trace of $(uname -n): $reason; zeprof -r reads its raw trace" >&2
+    echo "zeprof: cannot reduce the trace of $(uname -n): $reason; zeprof -r reads its raw" \
+      "trace" >&2
     rm -f -- "$temporary"
     printf '%s\n' "$reason" >"$temporary" || { rm -f -- "$temporary"; return 0; }
   fi

@@ -652,6 +652,20 @@ def case_four_nodes(work):
             os.rename(os.path.join(directory, 'ust'), os.path.join(away, 'ust'))
         check(replayed(['-j', '-e'] + directories) == merged(['-j', '-e'] + hidden) != '',
               'zeprof -r <output>/* reads the partials, not the raw traces')
+        timelines = [os.path.join(work, f'timeline.{source}.json')
+                     for source in ('partials', 'raw')]
+        replayed(['-l', timelines[0]] + directories)
+        merged(['-l', timelines[1]] + hidden)
+        contents = []
+        for timeline in timelines:
+            try:
+                with open(timeline, 'rb') as data:
+                    contents.append(data.read())
+            except OSError:
+                contents.append(b'')
+        check(contents[0] == contents[1] != b'',
+              'zeprof -r -l from the partials writes the raw traces\' timeline, byte for byte',
+              f'{len(contents[0])} vs {len(contents[1])} bytes')
         for directory, away in zip(directories, hidden):
             os.rename(os.path.join(away, 'ust'), os.path.join(directory, 'ust'))
         for host in hosts:
