@@ -1,12 +1,13 @@
 /* Unit tests of the merger's containers: the hash map (inserts, overwrites, backward-shift
  * removal) and the external sorter (spilled runs, per-host axis offsets, stable ties); and of
- * its text safety: UTF-8 repair for JSON, one-line escaping of paths; and of kernel name
- * demangling. */
+ * its text safety: UTF-8 repair for JSON, one-line escaping of paths; of kernel name
+ * demangling; and of the partial files' encoding (varints at their extremes, bounds). */
 #include "check.h"
 #include "demangle.h"
 #include "intern.h"
 #include "jsonout.h"
 #include "map.h"
+#include "partial_format.h"
 #include "sorter.h"
 #include "supervise.h"
 #include "utf8.h"
@@ -204,6 +205,54 @@ static void test_demangle_kernel_names(void)
     zm_intern_release(&names);
 }
 
+static void test_partial_encoding_round_trips_and_stays_in_bounds(void)
+{
+    static const int64_t signed_values[] = {0, 1, -1, 63, -64, 64, INT64_MAX, INT64_MIN};
+    static const uint64_t unsigned_values[] = {0, 127, 128, UINT64_MAX};
+    struct zm_partial_buffer buffer = {0};
+    for (size_t i = 0; i < sizeof(signed_values) / sizeof(*signed_values); i++)
+        zm_partial_put_i64(&buffer, signed_values[i]);
+    for (size_t i = 0; i < sizeof(unsigned_values) / sizeof(*unsigned_values); i++)
+        zm_partial_put_u64(&buffer, unsigned_values[i]);
+    zm_partial_put_string(&buffer, "zeInit");
+    zm_partial_put_fixed64(&buffer, 0x0102030405060708ull);
+    CHECK(!buffer.failed);
+    CHECK_EQ(buffer.bytes[0], 0); /* zigzag: 0, 1, -1 take one byte each */
+    CHECK_EQ(buffer.bytes[1], 2);
+    CHECK_EQ(buffer.bytes[2], 1);
+
+    struct zm_partial_cursor in = {buffer.bytes, buffer.bytes + buffer.size, false};
+    for (size_t i = 0; i < sizeof(signed_values) / sizeof(*signed_values); i++)
+        CHECK(zm_partial_get_i64(&in) == signed_values[i]);
+    for (size_t i = 0; i < sizeof(unsigned_values) / sizeof(*unsigned_values); i++)
+        CHECK(zm_partial_get_u64(&in) == unsigned_values[i]);
+    size_t length;
+    const char *text = zm_partial_get_string(&in, &length);
+    CHECK(text && length == 6 && memcmp(text, "zeInit", 6) == 0);
+    CHECK(zm_partial_get_fixed64(&in) == 0x0102030405060708ull);
+    CHECK(!in.failed && in.at == in.end);
+    CHECK_EQ(zm_partial_get_u64(&in), 0); /* past the end: fails, and stays failed */
+    CHECK(in.failed);
+
+    /* a varint cut short, one of more than ten bytes, a string longer than what is left */
+    static const unsigned char cut[] = {0x80, 0x80};
+    static const unsigned char endless[] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+                                            0xff, 0xff, 0xff, 0xff, 0xff, 0x01};
+    static const unsigned char long_string[] = {5, 'a', 'b'};
+    struct zm_partial_cursor c = {cut, cut + sizeof(cut), false};
+    zm_partial_get_u64(&c);
+    CHECK(c.failed);
+    struct zm_partial_cursor e = {endless, endless + sizeof(endless), false};
+    zm_partial_get_u64(&e);
+    CHECK(e.failed);
+    struct zm_partial_cursor s = {long_string, long_string + sizeof(long_string), false};
+    CHECK(zm_partial_get_string(&s, &length) == NULL && s.failed);
+
+    /* FNV-1a 64 of "a" (the published test vector) */
+    CHECK(zm_partial_hash(ZM_PARTIAL_FNV_OFFSET, "a", 1) == 0xaf63dc4c8601ec8cull);
+    zm_partial_buffer_release(&buffer);
+}
+
 int main(void)
 {
     RUN(test_demangle_kernel_names);
@@ -212,5 +261,6 @@ int main(void)
     RUN(test_escape_line_keeps_one_line);
     RUN(test_sorter_spills_and_merges_in_axis_order);
     RUN(test_sorter_keeps_insertion_order_for_equal_keys);
+    RUN(test_partial_encoding_round_trips_and_stays_in_bounds);
     return check_status();
 }
