@@ -277,7 +277,8 @@ def case_two_jobs(work):
 
 
 def case_detection(work):
-    """Every launcher's variables name the rank, local rank and size, and the job directory."""
+    """Every launcher's variables name the rank, local rank and size, and the job directory; a
+    node that Slurm counts but that never wrote its directory ends rank 0's bounded wait."""
     launchers = [
         ('Open MPI', openmpi_rank(1, 1, 4, '99'), 'rank 1 (local rank 1 of 4) of job 99'),
         ('PALS', {'PALS_RANKID': '5', 'PALS_LOCAL_RANKID': '1', 'PALS_LOCAL_SIZE': '2',
@@ -310,6 +311,24 @@ def case_detection(work):
     check(plain.returncode == 0 and ' of job ' not in plain.stderr,
           'a batch job\'s variables without a rank (a job script) make no rank',
           plain.stderr[:300])
+    # Slurm says the step has two nodes; the other never comes (or does not share the output
+    # directory): rank 0 waits ZEPROF_PARTIAL_WAIT, says so, and tallies its own node.
+    alone = subprocess.run(
+        [ZEPROF, '-j', '--', 'sh', '-c', '"$0" calls "$1"; exit 3', APP,
+         os.path.join(work, 'alone.log')], cwd=work, capture_output=True, text=True,
+        timeout=RUN_TIMEOUT_S,
+        env=environment(SLURM_PROCID='0', SLURM_LOCALID='0', SLURM_NODEID='0',
+                        SLURM_STEP_TASKS_PER_NODE='1(x2)', SLURM_STEP_NUM_NODES='2',
+                        SLURM_JOB_ID='56', SLURM_STEP_ID='1', ZEPROF_PARTIAL_WAIT='1'))
+    try:
+        printed = json.loads(alone.stdout)
+    except ValueError:
+        printed = {}
+    check(alone.returncode == 3 and '1 node(s) of the job wrote no trace directory' in alone.stderr
+          and printed.get('hosts') == 1 and api_calls(printed, 'zeInit') == 1,
+          'a node that Slurm counts but that wrote nothing: rank 0 says so after its wait, '
+          'tallies its own node and returns its program\'s status',
+          f'{alone.returncode} {alone.stderr[-400:]}')
     check_no_daemon_left('detection')
 
 
