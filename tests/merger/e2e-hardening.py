@@ -6,7 +6,8 @@
       the one line, both refused by the framing checks and (ZEPROF_MERGE_SKIP_VALIDATION=1)
       contained by the supervisor alone;
   nothing-half-written: no FILE.tmp.* after a failure, a crash, a stall, SIGTERM, SIGINT or
-      SIGKILL of zeprof-merge, and no worker left running; a slow reader is not a stall;
+      SIGKILL of zeprof-merge, and no worker left running; a slow reader is not a stall; the
+      same for a partial (--reduce) after a stall and SIGTERM, and for -J's temporary partials;
   output-target: -l through a symlink, into a FIFO and a device node, which stay what they are;
   names: a kernel name that is not UTF-8 keeps its row (-j) and the timeline stays valid JSON;
   reasons: a symlinked trace directory is read, an unreadable one says permission denied (as
@@ -192,6 +193,34 @@ def nothing_half_written(merge, good, work, stalling):
         print(f"{case}: exit {status}, no worker, no temporary file")
 
 
+def partial_half_written(merge, good, work, stalling):
+    """--reduce that stalls or is stopped leaves no PARTIAL and no PARTIAL.tmp.*; -J workers
+    stopped by SIGTERM leave nothing in TMPDIR."""
+    temporary = os.path.join(work, "tmpdir")
+    os.makedirs(temporary, exist_ok=True)
+    target = os.path.join(work, "host.partial")
+    env = dict(os.environ, ZEPROF_MERGE_SKIP_VALIDATION="1", ZEPROF_MERGE_STALL_SECONDS="1",
+               TMPDIR=temporary)
+    result = run([merge, "--reduce", good, stalling, "-o", target], env=env)
+    expect_one_line("reduce-stalled", result, "no progress")
+    check(not os.path.exists(target) and not leftovers(target),
+          f"reduce-stalled: left {leftovers(target)}")
+    env["ZEPROF_MERGE_STALL_SECONDS"] = "600"
+    for case, argv in (("reduce-killed-by-SIGTERM", ["--reduce", good, stalling, "-o", target]),
+                       ("J2-killed-by-SIGTERM", ["-J", "2", good, stalling])):
+        process = subprocess.Popen([merge, *argv], env=env, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.PIPE)
+        time.sleep(1.5)  # the good trace is read, the stalling one holds its reader
+        process.send_signal(signal.SIGTERM)
+        status = process.wait(timeout=30)
+        process.stderr.close()
+        check(status == -signal.SIGTERM, f"{case}: exit {status}")
+        check(not os.path.exists(target) and not leftovers(target),
+              f"{case}: left {leftovers(target)}")
+        check(not os.listdir(temporary), f"{case}: left {os.listdir(temporary)} in TMPDIR")
+        print(f"{case}: exit {status}, no partial, no temporary file")
+
+
 def slow_reader(merge, good):
     """A worker blocked on a slow reader of its output is waiting, not stalled."""
     env = dict(os.environ, ZEPROF_MERGE_STALL_SECONDS="1")
@@ -362,6 +391,7 @@ def main():
         check(run([merge, good]).returncode == 0, "the good trace fails")
         stalling = never_abort_never_hang(merge, good, work)
         nothing_half_written(merge, good, work, stalling)
+        partial_half_written(merge, good, work, stalling)
         slow_reader(merge, good)
         output_targets(merge, good, work)
         names(merge, good, work)
