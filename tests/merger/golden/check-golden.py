@@ -230,6 +230,19 @@ def check_jobs(merge, golden, cases, scratch):
                 outputs[jobs] = str(error).encode()
         check(outputs["1"] == outputs["2"] == outputs["3"] and len(outputs["1"]) > 100,
               f"all {len(traces)} golden hosts at once: {name} is the same with -J 1, 2 and 3")
+    partials = []
+    for jobs in ("1", "3"):
+        try:
+            partials.append(reduce(merge, ["-J", jobs] + traces,
+                                   os.path.join(scratch, f"J{jobs}.partial")))
+        except (RuntimeError, subprocess.TimeoutExpired) as error:
+            partials.append(str(error).encode())
+    check(partials[0] == partials[1] and partials[0].startswith(b"ZEPROFPT"),
+          f"all {len(traces)} golden hosts at once: --reduce -J 1 and -J 3 write the same bytes")
+    # a FIFO given as a partial is refused, not waited on
+    fifo = os.path.join(scratch, "fifo.partial")
+    os.mkfifo(fifo)
+    refused(merge, "fifo", "FIFO", [fifo], scratch, "nor a zeprof partial")
 
 
 if __name__ == "__main__":
