@@ -206,6 +206,9 @@ static int merge(void *context, char *reason, int reason_size)
                          head);
                 goto error;
             }
+            if (options->verbose)
+                fprintf(zm_supervise_log(), "zeprof-merge: reading the partial %s\n",
+                        options->paths[i]);
             /* Spans are read only when something draws or keeps them. */
             if (zm_partial_read(options->paths[i], model, timeline || partial, reason,
                                 reason_size) != 0)

@@ -21,7 +21,8 @@ static unsigned char *reserve(struct zm_partial_buffer *buffer, size_t size)
 {
     if (buffer->failed)
         return NULL;
-    if (ZM_GROW(buffer->bytes, buffer->capacity, buffer->size + size, 4096) != 0) {
+    if (buffer->size + size > buffer->capacity &&
+        ZM_GROW(buffer->bytes, buffer->capacity, buffer->size + size, 4096) != 0) {
         buffer->failed = true;
         return NULL;
     }
@@ -32,16 +33,18 @@ static unsigned char *reserve(struct zm_partial_buffer *buffer, size_t size)
 
 void zm_partial_put_u64(struct zm_partial_buffer *buffer, uint64_t value)
 {
-    unsigned char encoded[10];
+    unsigned char *at = reserve(buffer, 10); /* the longest varint; the rest is given back */
+    if (!at)
+        return;
     size_t n = 0;
     do {
-        encoded[n] = (unsigned char)(value & 0x7f);
+        at[n] = (unsigned char)(value & 0x7f);
         value >>= 7;
         if (value)
-            encoded[n] |= 0x80;
+            at[n] |= 0x80;
         n++;
     } while (value);
-    zm_partial_put_bytes(buffer, encoded, n);
+    buffer->size -= 10 - n;
 }
 
 void zm_partial_put_i64(struct zm_partial_buffer *buffer, int64_t value)

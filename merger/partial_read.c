@@ -372,7 +372,7 @@ int zm_partial_read(const char *path, struct zm_model *model, bool spans, char *
     int status = -1;
     void *bytes = MAP_FAILED;
     struct stat file_status;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO must not block */
     if (fd < 0 || fstat(fd, &file_status) != 0) {
         snprintf(replay.why, sizeof(replay.why), "%s", strerror(errno));
     } else if (!S_ISREG(file_status.st_mode)) {

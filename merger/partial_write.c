@@ -38,6 +38,11 @@ struct zm_partial_writer {
     struct zm_partial_buffer spans;
     struct zm_map strings; /* interned name -> its number in the spans section */
     uint64_t string_count;
+    /* the last names seen, by pointer bits: most spans repeat a few names */
+    struct {
+        const char *name;
+        uint64_t number;
+    } recent[64];
     int64_t previous_ns; /* spans' times are deltas from the previous span's start */
 };
 
@@ -139,6 +144,7 @@ static int begin_host(void *context, uint32_t host, const char *hostname)
     };
     zm_map_release(&writer->strings);
     writer->string_count = 0;
+    memset(writer->recent, 0, sizeof(writer->recent));
     writer->previous_ns = 0;
     writer->spans_size = 0;
     writer->spans_hash = ZM_PARTIAL_FNV_OFFSET;
@@ -157,15 +163,24 @@ static int64_t difference(int64_t a, int64_t b)
 /* A name in the spans section: its number, followed by its text the first time. */
 static void put_name(struct zm_partial_writer *writer, const char *name)
 {
+    size_t slot = ((uintptr_t)name >> 4) % (sizeof(writer->recent) / sizeof(*writer->recent));
+    if (writer->recent[slot].name == name) {
+        zm_partial_put_u64(&writer->spans, writer->recent[slot].number);
+        return;
+    }
     uint64_t *number = zm_map_find(&writer->strings, (uint64_t)(uintptr_t)name, 0);
     if (number) {
         zm_partial_put_u64(&writer->spans, *number);
+        writer->recent[slot].name = name;
+        writer->recent[slot].number = *number;
         return;
     }
     zm_partial_put_u64(&writer->spans, writer->string_count);
     zm_partial_put_string(&writer->spans, name);
-    if (zm_map_put(&writer->strings, (uint64_t)(uintptr_t)name, 0, writer->string_count++) != 0)
+    if (zm_map_put(&writer->strings, (uint64_t)(uintptr_t)name, 0, writer->string_count) != 0)
         writer->spans.failed = true;
+    writer->recent[slot].name = name;
+    writer->recent[slot].number = writer->string_count++;
 }
 
 static int span_written(struct zm_partial_writer *writer)

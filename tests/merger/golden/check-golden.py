@@ -208,7 +208,41 @@ def main():
                     "expected", "actual", lineterm="", n=1)
                 for line in list(diff)[:40]:
                     print("    " + line)
+        if not update:
+            check_jobs(merge, golden, cases, scratch)
     return 0 if update else exit_status()
+
+
+def check_jobs(merge, golden, cases, scratch):
+    """Every golden host at once (more inputs than workers, some given twice): the tally, -e -j
+    and the timeline are the same bytes with -J 1, 2 and 3."""
+    traces = []
+    for case in cases:
+        traces_dir = os.path.join(golden, case, "traces")
+        traces += [os.path.join(traces_dir, t) for t in sorted(os.listdir(traces_dir))]
+    traces.append(traces[0])  # gen again (no frames: a pair twice would dispatch twice)
+    for name in ("tally.txt", "tally-e.json", "timeline.json"):
+        outputs = {}
+        for jobs in ("1", "2", "3"):
+            try:
+                outputs[jobs] = produce(merge, ["-J", jobs] + traces, OUTPUTS[name], scratch)
+            except (RuntimeError, subprocess.TimeoutExpired) as error:
+                outputs[jobs] = str(error).encode()
+        check(outputs["1"] == outputs["2"] == outputs["3"] and len(outputs["1"]) > 100,
+              f"all {len(traces)} golden hosts at once: {name} is the same with -J 1, 2 and 3")
+    partials = []
+    for jobs in ("1", "3"):
+        try:
+            partials.append(reduce(merge, ["-J", jobs] + traces,
+                                   os.path.join(scratch, f"J{jobs}.partial")))
+        except (RuntimeError, subprocess.TimeoutExpired) as error:
+            partials.append(str(error).encode())
+    check(partials[0] == partials[1] and partials[0].startswith(b"ZEPROFPT"),
+          f"all {len(traces)} golden hosts at once: --reduce -J 1 and -J 3 write the same bytes")
+    # a FIFO given as a partial is refused, not waited on
+    fifo = os.path.join(scratch, "fifo.partial")
+    os.mkfifo(fifo)
+    refused(merge, "fifo", "FIFO", [fifo], scratch, "nor a zeprof partial")
 
 
 if __name__ == "__main__":
