@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 
 TIMEOUT_S = 60
 
@@ -164,6 +165,8 @@ def main():
     out = pathlib.Path(sys.argv[4])
     if not release.is_file():
         sys.exit(f'capture.py: no speedscope build at {release}')
+    if not timeline.is_file():
+        sys.exit(f'capture.py: no timeline at {timeline}')
     with tempfile.TemporaryDirectory(prefix='zeprof-capture.') as scratch:
         loader = pathlib.Path(scratch) / 'load-timeline.js'
         encoded = base64.b64encode(timeline.read_bytes()).decode()
@@ -172,7 +175,8 @@ def main():
         browser = Browser(width, height, pathlib.Path(scratch) / 'chromium-profile')
         try:
             shots, names = capture_lanes(
-                browser, f'{release.as_uri()}#localProfilePath={loader}', timeline.name)
+                browser, f'{release.as_uri()}#localProfilePath={urllib.parse.quote(str(loader))}',
+                timeline.name)
             out.write_bytes(base64.b64decode(stack(browser, shots, width, height)))
         finally:
             browser.close()
