@@ -278,7 +278,8 @@ def case_two_jobs(work):
 
 def case_detection(work):
     """Every launcher's variables name the rank, local rank and size, and the job directory; a
-    node that Slurm counts but that never wrote its directory ends rank 0's bounded wait."""
+    node that Slurm counts but that never wrote its directory ends rank 0's bounded wait; a node
+    whose reduction fails is tallied from its raw trace."""
     launchers = [
         ('Open MPI', openmpi_rank(1, 1, 4, '99'), 'rank 1 (local rank 1 of 4) of job 99'),
         ('PALS', {'PALS_RANKID': '5', 'PALS_LOCAL_RANKID': '1', 'PALS_LOCAL_SIZE': '2',
@@ -329,7 +330,52 @@ def case_detection(work):
           'a node that Slurm counts but that wrote nothing: rank 0 says so after its wait, '
           'tallies its own node and returns its program\'s status',
           f'{alone.returncode} {alone.stderr[-400:]}')
+    check_failed_reduction(work)
     check_no_daemon_left('detection')
+
+
+REFUSING_MERGE = '''#!/bin/sh
+# zeprof-merge that refuses --reduce (as on a full disk) and does everything else.
+for argument; do
+  if [ "$argument" = --reduce ]; then
+    echo "Failed to write partial: path=x, reason=refused by the test" >&2
+    exit 2
+  fi
+done
+exec "$REAL_MERGE" "$@"
+'''
+
+
+def check_failed_reduction(work):
+    """A node whose reduction fails delivers the word (.zeprof-reduce-failed) and no partial: its
+    rank says so, rank 0 does not wait for it and tallies its raw trace."""
+    directory = os.path.join(work, 'refusing')
+    os.makedirs(directory)
+    merge = os.path.join(directory, 'zeprof-merge')
+    with open(merge, 'w') as script:
+        script.write(REFUSING_MERGE)
+    os.chmod(merge, 0o755)
+    zeprof = os.path.join(directory, 'zeprof')
+    with open(ZEPROF) as original, open(zeprof, 'w') as copy:
+        copy.write(''.join(f"readonly MERGE='{merge}'\n" if line.startswith('readonly MERGE=')
+                           else line for line in original))
+    os.chmod(zeprof, 0o755)
+    completed = subprocess.run(
+        [zeprof, '-j', '--', APP, 'calls', os.path.join(directory, 'app.log')], cwd=directory,
+        capture_output=True, text=True, timeout=RUN_TIMEOUT_S,
+        env=environment(REAL_MERGE=MERGE, ZEPROF_PARTIAL_WAIT='20',
+                        **openmpi_rank(0, 0, 1, '606')))
+    node_dir = os.path.join(directory, 'zeprof-trace', '606', socket.gethostname())
+    with_marker = os.path.isfile(os.path.join(node_dir, '.zeprof-reduce-failed'))
+    check(completed.returncode == 0 and with_marker and 'cannot reduce the trace of' in
+          completed.stderr and not os.path.exists(os.path.join(node_dir, 'zeprof.partial')),
+          'a failed reduction: one line, .zeprof-reduce-failed delivered, no partial',
+          f'{completed.returncode} {completed.stderr[-400:]}')
+    raw = subprocess.run([MERGE, '-j', node_dir], capture_output=True, text=True,
+                         timeout=RUN_TIMEOUT_S)
+    check(raw.returncode == 0 and completed.stdout == raw.stdout and 'no partial within' not in
+          completed.stderr, 'rank 0 tallies that node\'s raw trace at once',
+          completed.stdout[:300] + completed.stderr[-300:])
 
 
 def job_dir(job):
