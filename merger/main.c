@@ -178,7 +178,8 @@ static int merge(void *context, char *reason, int reason_size)
     struct zm_span_sink sink = {begin_host, api_span,   device_span,  end_host,
                                 &consumers, api_totals, device_totals};
     if (options->reduce) {
-        if (!(partial = zm_partial_writer_open(options->output, reason, reason_size)))
+        if (!(partial = zm_partial_writer_open(options->output, !options->no_spans, reason,
+                                               reason_size)))
             goto error;
         sink = zm_partial_writer_sink(partial);
     }
@@ -210,8 +211,10 @@ static int merge(void *context, char *reason, int reason_size)
                 fprintf(zm_supervise_log(), "zeprof-merge: reading the partial %s\n",
                         options->paths[i]);
             /* Spans are read only when something draws or keeps them. */
-            if (zm_partial_read(options->paths[i], model, timeline || partial, reason,
-                                reason_size) != 0)
+            enum zm_partial_spans spans = timeline  ? ZM_PARTIAL_SPANS_REQUIRED
+                                          : partial ? ZM_PARTIAL_SPANS_IF_ANY
+                                                    : ZM_PARTIAL_SPANS_SKIPPED;
+            if (zm_partial_read(options->paths[i], model, spans, reason, reason_size) != 0)
                 goto error;
         } else if (zm_reader_read(options->paths[i], model, dump, options->verbose, reason,
                                   reason_size) != 0) {

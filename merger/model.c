@@ -638,6 +638,7 @@ int zm_model_replay_host(struct zm_model *model, const struct zm_replayed_host *
     host->first_ns = replayed->first_ns;
     host->last_ns = replayed->last_ns;
     host->seen_event = replayed->seen_event;
+    host->spans_omitted = replayed->spans_omitted;
     model->zeprof_events += replayed->zeprof_events;
     model->replayed_processes += replayed->processes;
     model->replayed_threads += replayed->threads;

@@ -107,6 +107,7 @@ struct zm_host {
     const char *path;     /* Weak: argv */
     int64_t first_ns, last_ns;
     bool seen_event;
+    bool spans_omitted; /* read from a partial reduced with --no-spans: no timeline of it */
 };
 
 /* Opaque: read and changed through the functions below only. */
@@ -160,7 +161,7 @@ const struct zm_span_sink *zm_model_sink(const struct zm_model *model);
  * zm_model_event). */
 struct zm_replayed_host {
     int64_t first_ns, last_ns;
-    bool seen_event;
+    bool seen_event, spans_omitted;
     uint64_t zeprof_events, processes, threads;
     struct zm_anomalies anomalies; /* the host's own: added to the model's */
 };

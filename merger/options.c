@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OPT_MAX_RATE_PPM = 256, OPT_MANGLED, OPT_MAX_NAME_SIZE, OPT_VERSION, OPT_REDUCE };
+enum { OPT_MAX_RATE_PPM = 256, OPT_MANGLED, OPT_MAX_NAME_SIZE, OPT_VERSION, OPT_REDUCE, OPT_NO_SPANS };
 
 const char *zm_options_usage(void)
 {
@@ -27,6 +27,7 @@ const char *zm_options_usage(void)
            "      --reduce          write what the analysis needs of the inputs to a partial\n"
            "                        file (-o) instead of the tally\n"
            "  -o, --output PARTIAL  the partial file --reduce writes\n"
+           "      --no-spans        --reduce keeps no spans: a smaller partial, no timeline\n"
            "  -J, --jobs N          reduce up to N inputs at once (default: one per core)\n"
            "  -v, --verbose         explain what is being done on stderr\n"
            "  -h, --help            show this help\n"
@@ -68,6 +69,7 @@ enum zm_options_status zm_options_parse(struct zm_options *options, int argc, ch
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, OPT_VERSION},
         {"reduce", no_argument, NULL, OPT_REDUCE},
+        {"no-spans", no_argument, NULL, OPT_NO_SPANS},
         {"output", required_argument, NULL, 'o'},
         {"jobs", required_argument, NULL, 'J'},
         {NULL, 0, NULL, 0},
@@ -103,6 +105,9 @@ enum zm_options_status zm_options_parse(struct zm_options *options, int argc, ch
             break;
         case OPT_REDUCE:
             options->reduce = true;
+            break;
+        case OPT_NO_SPANS:
+            options->no_spans = true;
             break;
         case 'o':
             options->output = optarg;
@@ -141,6 +146,8 @@ enum zm_options_status zm_options_parse(struct zm_options *options, int argc, ch
         conflict = "--reduce needs -o PARTIAL";
     else if (options->output && !options->reduce)
         conflict = "-o is the partial of --reduce";
+    else if (options->no_spans && !options->reduce)
+        conflict = "--no-spans is an option of --reduce";
     else if (options->reduce && (options->dump || options->timeline))
         conflict = "--reduce writes a partial, not a timeline (-l) nor events (-t)";
     if (conflict && !options->help && !options->version) {

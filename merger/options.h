@@ -23,6 +23,7 @@ struct zm_options {
     uint64_t max_rate_ppm;    /* --max-rate-ppm N, default 100 */
     bool reduce;              /* --reduce: write a partial (-o) instead of the tally */
     const char *output;       /* -o FILE: the partial (Weak: argv) */
+    bool no_spans;            /* --no-spans: the partial holds no spans (no timeline of it) */
     uint64_t jobs;            /* -J N: inputs reduced at once; 0: one per online core */
     const char *const *paths; /* TRACE_DIR... (Weak: argv) */
     int path_count;

@@ -44,6 +44,8 @@ static void run_worker(const struct worker *worker, const struct zm_options *opt
     struct zm_options reduce = *options;
     reduce.reduce = true;
     reduce.output = worker->partial;
+    /* spans only when the merge keeps them: a tally's workers write (and keep on disk) less */
+    reduce.no_spans = options->no_spans || !(options->timeline || options->reduce);
     reduce.timeline = NULL;
     reduce.paths = &options->paths[worker->input];
     reduce.path_count = 1;

@@ -176,9 +176,9 @@ static int replay_totals(struct replay *replay, struct zm_partial_cursor *in)
 }
 
 /* The summary section of one host, begun in the model. */
-static int replay_summary(struct replay *replay, struct zm_partial_cursor *in)
+static int replay_summary(struct replay *replay, struct zm_partial_cursor *in, bool spans_omitted)
 {
-    struct zm_replayed_host host = {0};
+    struct zm_replayed_host host = {.spans_omitted = spans_omitted};
     host.first_ns = zm_partial_get_i64(in);
     host.last_ns = zm_partial_get_i64(in);
     host.seen_event = zm_partial_get_u64(in) != 0;
@@ -291,7 +291,7 @@ static int section(struct zm_partial_cursor *file, bool check, struct zm_partial
 }
 
 static int read_hosts(struct replay *replay, const unsigned char *bytes, size_t size,
-                      const char *path, bool spans)
+                      const char *path, enum zm_partial_spans spans)
 {
     struct zm_partial_cursor file = {bytes, bytes + size, false};
     if (size < ZM_PARTIAL_HEADER_SIZE || memcmp(bytes, ZM_PARTIAL_MAGIC, ZM_PARTIAL_MAGIC_SIZE)) {
@@ -329,25 +329,37 @@ static int read_hosts(struct replay *replay, const unsigned char *bytes, size_t 
     for (uint32_t h = 0; h < hosts; h++) {
         struct zm_partial_cursor span_bytes, summary;
         zm_supervise_progress();
-        if (section(&file, spans, &span_bytes) != 0 || section(&file, true, &summary) != 0) {
+        if (section(&file, spans != ZM_PARTIAL_SPANS_SKIPPED, &span_bytes) != 0 ||
+            section(&file, true, &summary) != 0) {
             snprintf(replay->why, sizeof(replay->why), "corrupt partial (host %u of %u)", h + 1,
                      hosts);
             return -1;
         }
         size_t length;
         const char *hostname = zm_partial_get_string(&summary, &length);
-        char *copy = hostname ? strndup(hostname, length) : NULL;
+        bool has_spans = zm_partial_get_u64(&summary) & 1;
+        if (!hostname || summary.failed) {
+            snprintf(replay->why, sizeof(replay->why), "corrupt partial (host %u of %u)", h + 1,
+                     hosts);
+            return -1;
+        }
+        if (!has_spans && spans == ZM_PARTIAL_SPANS_REQUIRED) {
+            snprintf(replay->why, sizeof(replay->why),
+                     "the partial holds no spans (reduced with --no-spans): no timeline of it");
+            return -1;
+        }
+        char *copy = strndup(hostname, length);
         int host = copy ? zm_model_begin_host(replay->model, copy, path) : -1;
         free(copy);
         if (host < 0) {
-            snprintf(replay->why, sizeof(replay->why),
-                     hostname ? "out of memory" : "corrupt partial (host name)");
+            snprintf(replay->why, sizeof(replay->why), "out of memory");
             return -1;
         }
         replay->host = (uint32_t)host;
         replay->label_base = (uint32_t)zm_model_device_label_count(replay->model);
-        if (replay_summary(replay, &summary) != 0 ||
-            (spans && replay_spans(replay, &span_bytes) != 0)) {
+        if (replay_summary(replay, &summary, !has_spans) != 0 ||
+            (spans != ZM_PARTIAL_SPANS_SKIPPED && has_spans &&
+             replay_spans(replay, &span_bytes) != 0)) {
             if (!replay->why[0])
                 snprintf(replay->why, sizeof(replay->why), "corrupt partial (host %u of %u)", h + 1,
                          hosts);
@@ -365,8 +377,8 @@ static int read_hosts(struct replay *replay, const unsigned char *bytes, size_t 
     return 0;
 }
 
-int zm_partial_read(const char *path, struct zm_model *model, bool spans, char *reason,
-                    int reason_size)
+int zm_partial_read(const char *path, struct zm_model *model, enum zm_partial_spans spans,
+                    char *reason, int reason_size)
 {
     struct replay replay = {.model = model, .sink = zm_model_sink(model)};
     int status = -1;

@@ -18,9 +18,18 @@
 
 /* A path that names a file (not a directory) is read as a partial. */
 bool zm_partial_is_file(const char *path);
-/* Reads every host of the partial at `path`; `spans`: replay the spans too (for a timeline or
- * another partial). 0, or -1 with "Failed to read trace: path=…, reason=…" in `reason`. */
-ZM_MUST_CHECK int zm_partial_read(const char *path, struct zm_model *model, bool spans,
-                                  char *reason, int reason_size);
+/* What to do with the hosts' spans: skip them (a tally), replay those there are (another
+ * partial: a host reduced with --no-spans stays without), or replay them and refuse a host
+ * without (a timeline). */
+enum zm_partial_spans {
+    ZM_PARTIAL_SPANS_SKIPPED,
+    ZM_PARTIAL_SPANS_IF_ANY,
+    ZM_PARTIAL_SPANS_REQUIRED,
+};
+
+/* Reads every host of the partial at `path`. 0, or -1 with "Failed to read trace: path=…,
+ * reason=…" in `reason`. */
+ZM_MUST_CHECK int zm_partial_read(const char *path, struct zm_model *model,
+                                  enum zm_partial_spans spans, char *reason, int reason_size);
 
 #endif

@@ -28,6 +28,7 @@ struct zm_partial_writer {
     char *path, *temp_path;       /* Owned by this */
     FILE *file;                   /* Owned by this */
     uint32_t host_count;
+    bool spans;  /* spans are kept (not --no-spans) */
     bool failed; /* a write failed: the file is abandoned at the end */
 
     /* The current host */
@@ -35,7 +36,7 @@ struct zm_partial_writer {
     struct zm_stats stats; /* extended: the finest split, whatever the merge will print */
     long spans_head;       /* offset of the spans section's size and hash */
     uint64_t spans_size, spans_hash;
-    struct zm_partial_buffer spans;
+    struct zm_partial_buffer span_bytes;
     struct zm_map strings; /* interned name -> its number in the spans section */
     uint64_t string_count;
     /* the last names seen, by pointer bits: most spans repeat a few names */
@@ -54,7 +55,8 @@ static void fail(char *reason, int reason_size, const char *path, const char *wh
              why);
 }
 
-struct zm_partial_writer *zm_partial_writer_open(const char *path, char *reason, int reason_size)
+struct zm_partial_writer *zm_partial_writer_open(const char *path, bool spans, char *reason,
+                                                 int reason_size)
 {
     struct stat status;
     if (stat(path, &status) == 0 && S_ISDIR(status.st_mode)) {
@@ -70,6 +72,7 @@ struct zm_partial_writer *zm_partial_writer_open(const char *path, char *reason,
         free(writer);
         return NULL;
     }
+    writer->spans = spans;
     zm_stats_init(&writer->stats, true);
     zm_map_init(&writer->strings);
     snprintf(writer->temp_path, length + 12, "%s.tmp.XXXXXX", path);
@@ -119,13 +122,13 @@ static void write_fixed64(struct zm_partial_writer *writer, uint64_t value)
 
 static void flush_spans(struct zm_partial_writer *writer)
 {
-    if (writer->spans.failed)
+    if (writer->span_bytes.failed)
         writer->failed = true;
     writer->spans_hash =
-        zm_partial_hash(writer->spans_hash, writer->spans.bytes, writer->spans.size);
-    writer->spans_size += writer->spans.size;
-    write_out(writer, writer->spans.bytes, writer->spans.size);
-    writer->spans.size = 0;
+        zm_partial_hash(writer->spans_hash, writer->span_bytes.bytes, writer->span_bytes.size);
+    writer->spans_size += writer->span_bytes.size;
+    write_out(writer, writer->span_bytes.bytes, writer->span_bytes.size);
+    writer->span_bytes.size = 0;
 }
 
 static int begin_host(void *context, uint32_t host, const char *hostname)
@@ -165,29 +168,29 @@ static void put_name(struct zm_partial_writer *writer, const char *name)
 {
     size_t slot = ((uintptr_t)name >> 4) % (sizeof(writer->recent) / sizeof(*writer->recent));
     if (writer->recent[slot].name == name) {
-        zm_partial_put_u64(&writer->spans, writer->recent[slot].number);
+        zm_partial_put_u64(&writer->span_bytes, writer->recent[slot].number);
         return;
     }
     uint64_t *number = zm_map_find(&writer->strings, (uint64_t)(uintptr_t)name, 0);
     if (number) {
-        zm_partial_put_u64(&writer->spans, *number);
+        zm_partial_put_u64(&writer->span_bytes, *number);
         writer->recent[slot].name = name;
         writer->recent[slot].number = *number;
         return;
     }
-    zm_partial_put_u64(&writer->spans, writer->string_count);
-    zm_partial_put_string(&writer->spans, name);
+    zm_partial_put_u64(&writer->span_bytes, writer->string_count);
+    zm_partial_put_string(&writer->span_bytes, name);
     if (zm_map_put(&writer->strings, (uint64_t)(uintptr_t)name, 0, writer->string_count) != 0)
-        writer->spans.failed = true;
+        writer->span_bytes.failed = true;
     writer->recent[slot].name = name;
     writer->recent[slot].number = writer->string_count++;
 }
 
 static int span_written(struct zm_partial_writer *writer)
 {
-    if (writer->spans.size >= SPAN_FLUSH_SIZE)
+    if (writer->span_bytes.size >= SPAN_FLUSH_SIZE)
         flush_spans(writer);
-    return writer->failed || writer->spans.failed ? -1 : 0;
+    return writer->failed || writer->span_bytes.failed ? -1 : 0;
 }
 
 static int api_span(void *context, const struct zm_api_span *span)
@@ -195,7 +198,9 @@ static int api_span(void *context, const struct zm_api_span *span)
     struct zm_partial_writer *writer = context;
     if (!span->totalled && zm_stats_add_api(&writer->stats, span) != 0)
         return -1;
-    struct zm_partial_buffer *out = &writer->spans;
+    if (!writer->spans)
+        return 0;
+    struct zm_partial_buffer *out = &writer->span_bytes;
     zm_partial_put_u64(out, 0u | (span->synthetic ? 2u : 0u));
     zm_partial_put_i64(out, span->pid);
     zm_partial_put_i64(out, span->tid);
@@ -212,7 +217,9 @@ static int device_span(void *context, const struct zm_device_span *span)
     struct zm_partial_writer *writer = context;
     if (!span->totalled && zm_stats_add_device(&writer->stats, span) != 0)
         return -1;
-    struct zm_partial_buffer *out = &writer->spans;
+    if (!writer->spans)
+        return 0;
+    struct zm_partial_buffer *out = &writer->span_bytes;
     zm_partial_put_u64(out, 1u | (span->anchored ? 2u : 0u) | (span->linked ? 4u : 0u));
     zm_partial_put_i64(out, span->pid);
     zm_partial_put_u64(out, span->device_label - writer->start.labels);
@@ -289,6 +296,8 @@ static void put_summary(struct zm_partial_writer *writer, struct zm_partial_buff
     const struct zm_host *record = zm_model_host(model, host);
     const struct host_start *start = &writer->start;
     zm_partial_put_string(out, record->hostname);
+    /* flags: 1, the spans section holds the host's spans */
+    zm_partial_put_u64(out, writer->spans && !record->spans_omitted ? 1 : 0);
     zm_partial_put_i64(out, record->first_ns);
     zm_partial_put_i64(out, record->last_ns);
     zm_partial_put_u64(out, record->seen_event);
@@ -444,7 +453,7 @@ void zm_partial_writer_abort(struct zm_partial_writer *writer)
     }
     zm_stats_release(&writer->stats);
     zm_map_release(&writer->strings);
-    zm_partial_buffer_release(&writer->spans);
+    zm_partial_buffer_release(&writer->span_bytes);
     free(writer->temp_path);
     free(writer->path);
     free(writer);

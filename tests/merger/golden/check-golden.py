@@ -18,7 +18,8 @@ device, entry and exit per call), `sample-one-event` (the same, recorded with on
 Partials (zeprof-merge --reduce) must give the same bytes: every output but `-t` is also made
 from one partial per host and compared with the same expectations; with several hosts, `-e -j`
 and the timeline also from one partial of all hosts and with -J 3 on the traces; and all the
-golden hosts at once give the same bytes with -J 1 and -J 3. Reducing partials again, or a partial with a
+golden hosts at once give the same bytes with -J 1 and -J 3. A partial reduced with --no-spans
+gives the same tally, and a timeline of it (even reduced again) is refused. Reducing partials again, or a partial with a
 trace, gives the very bytes of reducing the traces (associativity). A truncated, corrupt or
 future-version partial is refused in one line (exit 2, no timeline written).
 """
@@ -112,6 +113,16 @@ def check_partials(merge, case, traces, expect_dir, scratch):
             some = {n: OUTPUTS[n] for n in ("tally-e.json", "timeline.json")}
             ways["from one partial"] = ([whole], some)
             ways["with -J 3"] = (["-J", "3"] + traces, some)
+            # --no-spans: the same tally from a smaller partial, and no timeline of it
+            light = os.path.join(scratch, f"{case}-light.partial")
+            check(len(reduce(merge, ["--no-spans"] + traces, light)) < len(whole_bytes),
+                  f"{case}: a partial without spans is smaller")
+            ways["from one partial without spans"] = (
+                [light], {n: OUTPUTS[n] for n in ("tally.txt", "tally-e.json")})
+            refused(merge, case, "span-less", [light], scratch, "holds no spans")
+            check(reduce(merge, [light], again) == open(light, "rb").read(),
+                  f"{case}: a span-less partial reduced again is the same bytes")
+            refused(merge, case, "span-less reduced again", [again], scratch, "holds no spans")
     except (RuntimeError, subprocess.TimeoutExpired) as error:
         check(False, f"{case}: zeprof-merge --reduce runs", str(error))
         return None
