@@ -152,7 +152,11 @@ static int merge(void *context, char *reason, int reason_size)
         }
     }
     struct span_consumers consumers = {&stats, timeline, options->mangled ? NULL : &demangle};
-    struct zm_span_sink sink = {begin_host, api_span, device_span, end_host, &consumers};
+    struct zm_span_sink sink = {.begin_host = begin_host,
+                               .api_span = api_span,
+                               .device_span = device_span,
+                               .end_host = end_host,
+                               .context = &consumers};
     model = zm_model_new(&sink, options->max_rate_ppm);
     if (!model) {
         snprintf(reason, (size_t)reason_size,
