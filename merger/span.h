@@ -59,8 +59,9 @@ struct zm_counter_sample {
     uint32_t device_label;   /* the model's index of the distinct (host, uuid) device, as spans */
     const char *device_name; /* Weak: interned */
     enum zm_counter_kind kind;
-    int64_t time_ns; /* host trace time */
-    double value;    /* in the kind's unit */
+    int64_t time_ns;     /* host trace time */
+    int64_t interval_ns; /* utilization, power: the interval ending at time_ns; else 0 */
+    double value;        /* in the kind's unit */
 };
 
 /* Where the model's spans go. Each callback returns 0, or -1 to fail the model's call that gave
