@@ -239,15 +239,18 @@ static void *run(void *unused)
     zeprof_guard_enter();
     clock_gettime(CLOCK_MONOTONIC, &next);
     pthread_mutex_lock(&stop_lock);
-    while (!stop_requested) {
-        pthread_mutex_unlock(&stop_lock);
-        sample_all();
-        pthread_mutex_lock(&stop_lock);
+    for (;;) {
+        /* Deadlines are absolute: a late wake-up shortens the next interval, no drift. */
         uint64_t ns = (uint64_t)next.tv_nsec + period_ns;
         next.tv_sec += (time_t)(ns / 1000000000u);
         next.tv_nsec = (long)(ns % 1000000000u);
         while (!stop_requested && pthread_cond_timedwait(&stop_cond, &stop_lock, &next) == 0)
             ;
+        if (stop_requested)
+            break;
+        pthread_mutex_unlock(&stop_lock);
+        sample_all();
+        pthread_mutex_lock(&stop_lock);
     }
     pthread_mutex_unlock(&stop_lock);
     sample_all(); /* the last interval, up to the exit */
@@ -296,6 +299,11 @@ static void start_once_now(void)
     }
     /* Its events register only now: runs without sampling pay nothing for them. */
     zeprof_load_family(ZEPROF_FAMILY_SAMPLE);
+    /* The first reading on the application's thread, inside its zeInit: the sampled window
+     * begins before any of its work can, however late the thread gets to run. */
+    zeprof_guard_enter();
+    sample_all();
+    zeprof_guard_leave();
 
     pthread_condattr_t attr;
     pthread_condattr_init(&attr);

@@ -2,6 +2,8 @@
  * sampler.h: device telemetry (zeprof --sample): one thread reads Sysman (zes) every
  * ZEPROF_SAMPLE_MS milliseconds and fires zeprof_sample:device_sample per device.
  *
+ * The first reading is taken inside the application's first successful zeInit (or zeInitDrivers),
+ * the last one at exit, so the sampled window holds all the work of the process.
  * Guarantees: the application's results are untouched (the thread only reads, through the real
  * loader's functions with its guard raised, so its calls are never traced nor hooked); the thread
  * is stopped and joined at exit after one last sample, waiting at most one second for a zes call
