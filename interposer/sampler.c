@@ -130,9 +130,8 @@ static zes_freq_handle_t pick_frequency(zes_freq_handle_t *domains, uint32_t cou
 #define ENUMERATE(function, device, handles)                                                       \
     __extension__({                                                                                \
         uint32_t n_ = SAMPLER_MAX_COMPONENTS;                                                      \
-        if (!zeprof_real.function ||                                                               \
-            zeprof_real.function((zes_device_handle_t)(device), &n_, (handles)) !=                 \
-                ZE_RESULT_SUCCESS)                                                                 \
+        if (!zeprof_real.function || zeprof_real.function((zes_device_handle_t)(device), &n_,      \
+                                                          (handles)) != ZE_RESULT_SUCCESS)         \
             n_ = 0;                                                                                \
         n_ > SAMPLER_MAX_COMPONENTS ? (uint32_t)SAMPLER_MAX_COMPONENTS : n_;                       \
     })
@@ -162,8 +161,8 @@ static bool describe(struct sampled_device *device)
     if (n && zeprof_real.zesPowerGetEnergyCounter)
         device->power = powers[0];
     if (zeprof_real.zesMemoryGetState)
-        device->memory_count = ENUMERATE(zesDeviceEnumMemoryModules, device->handle,
-                                         device->memories);
+        device->memory_count =
+            ENUMERATE(zesDeviceEnumMemoryModules, device->handle, device->memories);
     return device->engine || device->frequency || device->power || device->memory_count;
 }
 
@@ -220,8 +219,8 @@ static void sample(const struct sampled_device *device)
     }
     lttng_ust_tracepoint(zeprof_sample, device_sample, (uint64_t)(uintptr_t)device->handle,
                          device->uuid, device->name, valid, engine.activeTime, engine.timestamp,
-                         (valid & ZEPROF_SAMPLE_FREQUENCY) ? frequency.actual : 0.0,
-                         energy.energy, energy.timestamp, memory_used);
+                         (valid & ZEPROF_SAMPLE_FREQUENCY) ? frequency.actual : 0.0, energy.energy,
+                         energy.timestamp, memory_used);
 }
 
 static void sample_all(void)

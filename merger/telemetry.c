@@ -99,8 +99,8 @@ int zm_telemetry_print_text(FILE *out, const struct zm_telemetry *telemetry,
     if (telemetry->count == 0)
         return 0;
     fprintf(out, "\nDevice telemetry\n%-32s | %7s | %9s | %9s | %8s | %9s | %10s | %9s | %11s\n",
-            "Device", "Samples", "Sampled", "Util mean", "Util max", "Freq mean", "Energy",
-            "Power", "Memory peak");
+            "Device", "Samples", "Sampled", "Util mean", "Util max", "Freq mean", "Energy", "Power",
+            "Memory peak");
     for (size_t i = 0; i < telemetry->count; i++) {
         const struct zm_telemetry_row *row = &telemetry->rows[i];
         char name[512];
@@ -124,15 +124,15 @@ json_t *zm_telemetry_json(const struct zm_telemetry *telemetry, const char *cons
     json_t *rows = json_array();
     for (size_t i = 0; rows && i < telemetry->count; i++) {
         const struct zm_telemetry_row *row = &telemetry->rows[i];
-        json_t *entry = json_pack(
-            "{s:o, s:o, s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:f}", "hostname",
-            zm_utf8_json_string(hostnames[row->host]), "device",
-            zm_utf8_json_string(row->device_name), "samples", (json_int_t)samples_of(row),
-            "sampled_ns", (json_int_t)(row->last_ns - row->first_ns), "busy_ns",
-            (json_int_t)(row->busy_ns + 0.5), "utilization_mean_pct",
-            utilization_mean(row), "utilization_max_pct", row->utilization_max,
-            "frequency_mean_mhz", frequency_mean(row), "energy_j", row->energy_j,
-            "power_mean_w", power_mean(row), "memory_peak_mib", row->memory_peak_mib);
+        json_t *entry =
+            json_pack("{s:o, s:o, s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:f}", "hostname",
+                      zm_utf8_json_string(hostnames[row->host]), "device",
+                      zm_utf8_json_string(row->device_name), "samples", (json_int_t)samples_of(row),
+                      "sampled_ns", (json_int_t)(row->last_ns - row->first_ns), "busy_ns",
+                      (json_int_t)(row->busy_ns + 0.5), "utilization_mean_pct",
+                      utilization_mean(row), "utilization_max_pct", row->utilization_max,
+                      "frequency_mean_mhz", frequency_mean(row), "energy_j", row->energy_j,
+                      "power_mean_w", power_mean(row), "memory_peak_mib", row->memory_peak_mib);
         if (!entry || json_array_append_new(rows, entry) != 0) {
             json_decref(rows);
             return NULL;

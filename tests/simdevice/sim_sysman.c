@@ -140,8 +140,7 @@ static bool is_component(const void *handle, const void *array, size_t size, siz
     return (size_t)(p - first) / size / (count / SIM_MAX_DEVICES) < sim_driver.device_count;
 }
 
-static ze_result_t check_component(const void *handle, const void *array, size_t size,
-                                   size_t count)
+static ze_result_t check_component(const void *handle, const void *array, size_t size, size_t count)
 {
     if (!handle)
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
