@@ -9,6 +9,7 @@ the truth's busy time in it, the merger's counters and summary against the raw r
 device without Sysman (one line, a normal run, no samples). Exit 77 (skip)
 when the shim or the simulated device is not built, or LTTng cannot record here."""
 import collections
+import fcntl
 import json
 import os
 import re
@@ -144,7 +145,9 @@ def check_telemetry(merge, record_trace, workload, shim, simdevice, work, asan):
                       and run_["end_ns"] / 1e3 > start)
         check(abs(active - expected) <= 2 + 5 * kernels,
               f"interval {start}-{end} us: engine active {active} us, truth busy {expected:.1f} us")
-        utilizations.append(100.0 * active / (end - start))
+        # Both counters are whole microseconds: a fully busy interval may read 1 us more busy
+        # than long, which the merger clamps to 100%.
+        utilizations.append(min(100.0, 100.0 * active / (end - start)))
     truth_busy_ns = sum(run_["end_ns"] - run_["start_ns"] for run_ in truth)
     check(samples[0]["engine_active_us"] == 0 and samples[0]["memory_used"] == 0,
           f"the first reading is not before the work: {samples[0]}")
@@ -198,6 +201,16 @@ def check_telemetry(merge, record_trace, workload, shim, simdevice, work, asan):
           "device telemetry not sampled" in lines[0],
           f"without Sysman: exit {recorded.returncode}, stderr {recorded.stderr!r}")
     check(not raw_samples(merge, trace), "samples recorded without Sysman")
+
+    # One sampler per node: with the lock held by another process, this one does not sample.
+    lock_path = os.path.join(work, "sample.lock")
+    with open(lock_path, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        trace, _, recorded = record_busy(record_trace, workload, shim, simdevice, work, "locked",
+                                         asan, f"ZEPROF_SAMPLE_LOCK={lock_path}")
+    check(recorded.returncode == 0 and "zeprof:" not in recorded.stderr,
+          f"with the node's lock held elsewhere: {recorded.returncode} {recorded.stderr!r}")
+    check(not raw_samples(merge, trace), "samples recorded while another process held the lock")
 
 
 def check_merge(tally, truth_path, timeline_path):
