@@ -43,7 +43,9 @@ static pthread_once_t start_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t stop_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t stop_cond; /* on CLOCK_MONOTONIC */
 static bool stop_requested;      /* under stop_lock */
+static bool first_done;          /* under stop_lock: the first reading was taken, or none will */
 static bool running;             /* a thread was started and not yet joined */
+static bool abandoned; /* (atomic) the exit stopped waiting for the thread: it fires no more */
 static pthread_t thread;
 static uint64_t period_ns;
 static int lock_fd = -1;
@@ -217,6 +219,9 @@ static void sample(const struct sampled_device *device)
             valid |= ZEPROF_SAMPLE_MEMORY;
         }
     }
+    /* A Sysman call that returns after the exit gave up on this thread: LTTng may be gone. */
+    if (__atomic_load_n(&abandoned, __ATOMIC_ACQUIRE))
+        return;
     lttng_ust_tracepoint(zeprof_sample, device_sample, (uint64_t)(uintptr_t)device->handle,
                          device->uuid, device->name, valid, engine.activeTime, engine.timestamp,
                          (valid & ZEPROF_SAMPLE_FREQUENCY) ? frequency.actual : 0.0, energy.energy,
@@ -229,14 +234,38 @@ static void sample_all(void)
         sample(&devices[i]);
 }
 
+/* The first reading is done (or there is nothing to read): zeInit may return. */
+static void first_reading_done(void)
+{
+    pthread_mutex_lock(&stop_lock);
+    first_done = true;
+    pthread_cond_broadcast(&stop_cond);
+    pthread_mutex_unlock(&stop_lock);
+}
+
 static void *run(void *unused)
 {
     (void)unused;
     struct timespec next;
 
-    /* Every Level Zero call of this thread is the tracer's own: never traced, never hooked. */
+    /* Every Level Zero call of this thread is the tracer's own: never traced, never hooked. A
+     * call that never returns holds this thread only: zeInit waits for the first reading for
+     * one second at most, the exit for the last one as long. */
     zeprof_guard_enter();
+    discover();
+    if (device_count == 0) {
+        say("device telemetry not sampled: reason=no device answers Sysman (zes) calls; "
+            "ZES_ENABLE_SYSMAN=1 must be set before zeInit");
+        first_reading_done();
+        return NULL;
+    }
+    /* Its events register only now: runs without sampling pay nothing for them. */
+    zeprof_load_family(ZEPROF_FAMILY_SAMPLE);
+    if (verbose())
+        say("device telemetry sampled");
     clock_gettime(CLOCK_MONOTONIC, &next);
+    sample_all();
+    first_reading_done();
     pthread_mutex_lock(&stop_lock);
     for (;;) {
         /* Deadlines are absolute: a late wake-up shortens the next interval, no drift. */
@@ -271,6 +300,8 @@ static void stop(void)
     deadline.tv_sec += 1;
     if (pthread_timedjoin_np(thread, NULL, &deadline) == 0)
         running = false;
+    else
+        __atomic_store_n(&abandoned, true, __ATOMIC_RELEASE);
 }
 
 /* A forked child has no sampler thread, and does not sample. */
@@ -288,22 +319,6 @@ static void start_once_now(void)
     period_ns = read_period_ns();
     if (period_ns == 0 || !claim_node())
         return;
-    zeprof_guard_enter();
-    discover();
-    zeprof_guard_leave();
-    if (device_count == 0) {
-        say("device telemetry not sampled: reason=no device answers Sysman (zes) calls; "
-            "ZES_ENABLE_SYSMAN=1 must be set before zeInit");
-        return;
-    }
-    /* Its events register only now: runs without sampling pay nothing for them. */
-    zeprof_load_family(ZEPROF_FAMILY_SAMPLE);
-    /* The first reading on the application's thread, inside its zeInit: the sampled window
-     * begins before any of its work can, however late the thread gets to run. */
-    zeprof_guard_enter();
-    sample_all();
-    zeprof_guard_leave();
-
     pthread_condattr_t attr;
     pthread_condattr_init(&attr);
     pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
@@ -321,8 +336,15 @@ static void start_once_now(void)
     }
     atexit(stop);
     pthread_atfork(NULL, NULL, forget_in_child);
-    if (verbose())
-        say("device telemetry sampled");
+    /* The first reading before zeInit returns, so the sampled window begins before any of the
+     * application's work, however late the thread gets to run; one second at most. */
+    struct timespec deadline;
+    clock_gettime(CLOCK_MONOTONIC, &deadline);
+    deadline.tv_sec += 1;
+    pthread_mutex_lock(&stop_lock);
+    while (!first_done && pthread_cond_timedwait(&stop_cond, &stop_lock, &deadline) == 0)
+        ;
+    pthread_mutex_unlock(&stop_lock);
 }
 
 void zeprof_sampler_start(void)

@@ -5,8 +5,9 @@ tally against what the program did: API call counts exact, device executions per
 device totals within the intervals' own uncertainty of the truth; mangled kernel names demangled
 (tally and timeline alike), kept with --mangled, shortened by --max-name-size. Then device
 telemetry (ZEPROF_SAMPLE_MS, `l0-workload busy`): each sampled interval's engine activity against
-the truth's busy time in it, the merger's counters and summary against the raw readings, and a
-device without Sysman (one line, a normal run, no samples). Exit 77 (skip)
+the truth's busy time in it, the merger's counters and summary against the raw readings, a
+device without Sysman (one line, a normal run, no samples), a Sysman call that never returns (a
+normal run, no samples) and the node's sampling lock held elsewhere (no samples). Exit 77 (skip)
 when the shim or the simulated device is not built, or LTTng cannot record here."""
 import collections
 import fcntl
@@ -201,6 +202,15 @@ def check_telemetry(merge, record_trace, workload, shim, simdevice, work, asan):
           "device telemetry not sampled" in lines[0],
           f"without Sysman: exit {recorded.returncode}, stderr {recorded.stderr!r}")
     check(not raw_samples(merge, trace), "samples recorded without Sysman")
+
+    # A Sysman call that never returns: the program still runs and ends as usual (zeInit waits
+    # for the first reading one second at most, the exit for the last one as long).
+    trace, _, recorded = record_busy(record_trace, workload, shim, simdevice, work, "hung",
+                                     asan, "ZESIM_HANG_SYSMAN=1")
+    check(recorded.returncode == 0 and "busy done" in recorded.stdout and
+          "zeprof:" not in recorded.stderr,
+          f"with a Sysman call that hangs: exit {recorded.returncode}, {recorded.stderr!r}")
+    check(not raw_samples(merge, trace), "samples recorded from a hung Sysman call")
 
     # One sampler per node: with the lock held by another process, this one does not sample.
     lock_path = os.path.join(work, "sample.lock")

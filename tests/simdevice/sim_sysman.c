@@ -16,10 +16,12 @@
  * Components are static objects (one array per kind, indexed by device); a handle is checked by
  * its address. Without ZES_ENABLE_SYSMAN=1 at initialization every call answers
  * ZE_RESULT_ERROR_UNINITIALIZED; with ZESIM_SYSMAN=0 the tables stay empty (sim_tables.c), so the
- * loader answers ZE_RESULT_ERROR_UNSUPPORTED_FEATURE, as for a driver without Sysman.
+ * loader answers ZE_RESULT_ERROR_UNSUPPORTED_FEATURE, as for a driver without Sysman. With
+ * ZESIM_HANG_SYSMAN=1 zesEngineGetActivity never returns.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sim.h"
 
@@ -205,6 +207,11 @@ ze_result_t sim_sysman_engine_get_activity(zes_engine_handle_t handle, zes_engin
         return status;
     if (!stats)
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    /* ZESIM_HANG_SYSMAN=1: a driver whose activity query never returns (a tool's sampler must
+     * not hang the program with it). */
+    const char *hang = getenv("ZESIM_HANG_SYSMAN");
+    while (hang && strcmp(hang, "1") == 0)
+        sleep(1000);
     const struct sim_engine_group *engine = (const struct sim_engine_group *)handle;
     uint64_t now = sim_clock_host_ns();
     int group = engine->type == ZES_ENGINE_GROUP_ALL ? SIM_ENGINE_ALL : SIM_ENGINE_COPY;
