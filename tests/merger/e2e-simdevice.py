@@ -177,6 +177,8 @@ def check_telemetry(merge, record_trace, workload, shim, simdevice, work, asan):
         expected_w = IDLE_W + (BUSY_W - IDLE_W) * row["utilization_mean_pct"] / 100
         check(abs(row["power_mean_w"] - expected_w) < 0.5,
               f"mean power {row['power_mean_w']} W, {expected_w} W expected")
+    checked = run([sys.executable, os.path.join(HERE, "check-timeline.py"), timeline])
+    check(checked.returncode == 0, f"sampled timeline: {checked.stderr}")
     with open(timeline) as timeline_file:
         events = json.load(timeline_file)["traceEvents"]
     counters = [event for event in events if event.get("ph") == "C"]
