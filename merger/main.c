@@ -21,6 +21,7 @@
 #include "stats.h"
 #include "supervise.h"
 #include "tally.h"
+#include "telemetry.h"
 #include "timeline.h"
 #include "utf8.h"
 
@@ -35,9 +36,10 @@
  * one is written. Kernel names are demangled here, once for both, so that they agree. A partial's
  * totals go to the statistics and its spans (already counted there) to the timeline only. */
 struct span_consumers {
-    struct zm_stats *stats;       /* Weak */
-    struct zm_timeline *timeline; /* Weak, may be NULL */
-    struct zm_demangle *demangle; /* Weak, NULL with --mangled */
+    struct zm_stats *stats;         /* Weak */
+    struct zm_timeline *timeline;   /* Weak, may be NULL */
+    struct zm_demangle *demangle;   /* Weak, NULL with --mangled */
+    struct zm_telemetry *telemetry; /* Weak */
 };
 
 static int begin_host(void *context, uint32_t host, const char *hostname)
@@ -80,6 +82,20 @@ static int device_totals(void *context, const struct zm_device_totals *totals)
     return zm_stats_add_device_totals(consumers->stats, &shown);
 }
 
+static int counter(void *context, const struct zm_counter_sample *sample)
+{
+    struct span_consumers *consumers = context;
+    if (!sample->totalled && zm_telemetry_add(consumers->telemetry, sample) != 0)
+        return -1;
+    return consumers->timeline ? zm_timeline_counter(consumers->timeline, sample) : 0;
+}
+
+static int telemetry_totals(void *context, const struct zm_telemetry_row *row)
+{
+    struct span_consumers *consumers = context;
+    return zm_telemetry_add_row(consumers->telemetry, row);
+}
+
 static int end_host(void *context)
 {
     struct span_consumers *consumers = context;
@@ -120,8 +136,8 @@ static int write_timeline(struct zm_timeline *timeline, const struct zm_model *m
         zm_timeline_abort(timeline);
         return -1;
     }
-    struct zm_timeline_placement axis = {zm_placement_axis, zm_placement_bound,
-                                         zm_placement_placed, placement};
+    struct zm_timeline_placement axis = {zm_placement_axis, zm_placement_bound, zm_placement_placed,
+                                         placement};
     status = zm_timeline_finish(timeline, &axis, metadata, reason, reason_size);
     json_decref(metadata);
     return status;
@@ -161,12 +177,15 @@ static int merge(void *context, char *reason, int reason_size)
     struct zm_timeline *timeline = NULL;
     struct zm_stats stats;
     struct zm_demangle demangle;
+    struct zm_telemetry telemetry;
+    const char **hostnames = NULL;
     struct zm_model *model = NULL;
     struct zm_placement placement = {0};
     struct zm_partial_writer *partial = NULL;
     FILE *dump = NULL;
     zm_stats_init(&stats, options->extended);
     zm_demangle_init(&demangle);
+    zm_telemetry_init(&telemetry);
     if (options->timeline) {
         timeline = zm_timeline_open(options->timeline, reason, reason_size);
         if (!timeline) {
@@ -174,12 +193,20 @@ static int merge(void *context, char *reason, int reason_size)
             return 2;
         }
     }
-    struct span_consumers consumers = {&stats, timeline, options->mangled ? NULL : &demangle};
-    struct zm_span_sink sink = {begin_host, api_span,   device_span,  end_host,
-                                &consumers, api_totals, device_totals};
+    struct span_consumers consumers = {&stats, timeline, options->mangled ? NULL : &demangle,
+                                       &telemetry};
+    struct zm_span_sink sink = {.begin_host = begin_host,
+                                .api_span = api_span,
+                                .device_span = device_span,
+                                .end_host = end_host,
+                                .counter = counter,
+                                .context = &consumers,
+                                .api_totals = api_totals,
+                                .device_totals = device_totals,
+                                .telemetry_totals = telemetry_totals};
     if (options->reduce) {
-        if (!(partial = zm_partial_writer_open(options->output, !options->no_spans, reason,
-                                               reason_size)))
+        if (!(partial =
+                  zm_partial_writer_open(options->output, !options->no_spans, reason, reason_size)))
             goto error;
         sink = zm_partial_writer_sink(partial);
     }
@@ -254,9 +281,19 @@ static int merge(void *context, char *reason, int reason_size)
     dump = NULL;
     zm_supervise_output_wait(1); /* stdout may be a pipe to a slow reader */
     if (!options->dump) {
-        int printed = options->json ? zm_tally_print_json(stdout, model, &stats, &placement)
-                                    : zm_tally_print_text(stdout, model, &stats, &placement,
-                                                          options->max_name_size);
+        uint32_t host_count = zm_model_host_count(model);
+        hostnames = calloc(host_count + 1, sizeof(*hostnames));
+        for (uint32_t i = 0; hostnames && i < host_count; i++)
+            hostnames[i] = zm_model_host(model, i)->hostname;
+        json_t *sampled = hostnames ? zm_telemetry_json(&telemetry, hostnames) : NULL;
+        int printed =
+            !sampled ? -1
+            : options->json
+                ? zm_tally_print_json(stdout, model, &stats, &placement, sampled)
+                : zm_tally_print_text(stdout, model, &stats, &placement, options->max_name_size);
+        if (printed == 0 && !options->json)
+            printed = zm_telemetry_print_text(stdout, &telemetry, hostnames, host_count);
+        json_decref(sampled);
         if (printed != 0 || fflush(stdout) != 0) {
             snprintf(reason, (size_t)reason_size, "Failed to write tally: path=stdout");
             goto error;
@@ -276,6 +313,8 @@ end:
     zm_placement_release(&placement);
     zm_model_free(model);
     zm_stats_release(&stats);
+    zm_telemetry_release(&telemetry);
+    free(hostnames);
     zm_demangle_release(&demangle); /* after the timeline and the tally: they borrow its names */
     return status;
 }

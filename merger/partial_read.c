@@ -4,6 +4,7 @@
 #include "grow.h"
 #include "partial_format.h"
 #include "supervise.h"
+#include "telemetry.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -175,6 +176,44 @@ static int replay_totals(struct replay *replay, struct zm_partial_cursor *in)
     return in->failed ? -1 : 0;
 }
 
+static double get_double(struct zm_partial_cursor *in)
+{
+    uint64_t bits = zm_partial_get_fixed64(in);
+    double value;
+    memcpy(&value, &bits, sizeof(value));
+    return value;
+}
+
+static int replay_telemetry(struct replay *replay, struct zm_partial_cursor *in)
+{
+    const struct zm_span_sink *sink = replay->sink;
+    uint64_t rows = zm_partial_get_u64(in);
+    for (uint64_t i = 0; i < rows && !in->failed; i++) {
+        struct zm_telemetry_row row = {.host = replay->host};
+        if (check_label(replay, in, zm_partial_get_u64(in), &row.device_label) != 0 ||
+            !(row.device_name = get_name(replay, in)))
+            return -1;
+        row.samples = zm_partial_get_u64(in);
+        row.first_ns = zm_partial_get_i64(in);
+        row.last_ns = zm_partial_get_i64(in);
+        row.busy_interval_ns = zm_partial_get_i64(in);
+        row.busy_ns = get_double(in);
+        row.utilization_max = get_double(in);
+        row.frequency_sum = get_double(in);
+        row.frequency_count = zm_partial_get_u64(in);
+        row.power_interval_ns = zm_partial_get_i64(in);
+        row.energy_j = get_double(in);
+        row.memory_peak_mib = get_double(in);
+        row.has_memory = zm_partial_get_u64(in) != 0;
+        if (!in->failed && sink->telemetry_totals &&
+            sink->telemetry_totals(sink->context, &row) != 0) {
+            snprintf(replay->why, sizeof(replay->why), "out of memory");
+            return -1;
+        }
+    }
+    return in->failed ? -1 : 0;
+}
+
 /* The summary section of one host, begun in the model. */
 static int replay_summary(struct replay *replay, struct zm_partial_cursor *in, bool spans_omitted)
 {
@@ -196,22 +235,72 @@ static int replay_summary(struct replay *replay, struct zm_partial_cursor *in, b
     if (in->failed || zm_model_replay_host(replay->model, &host) != 0)
         return -1;
     if (replay_devices(replay, in) != 0 || replay_frames(replay, in) != 0 ||
-        replay_totals(replay, in) != 0)
+        replay_totals(replay, in) != 0 || replay_telemetry(replay, in) != 0)
         return -1;
     return in->at == in->end ? 0 : -1; /* nothing may follow */
+}
+
+/* The names of a spans section, numbered in their order of first use. */
+struct name_table {
+    const char **names; /* Owned by this; the names are the model's */
+    size_t count, capacity;
+};
+
+/* A name of the spans section: its number, followed by its text when new. NULL when corrupt or
+ * out of memory. */
+static const char *name_ref(struct replay *replay, struct zm_partial_cursor *in,
+                            struct name_table *table)
+{
+    uint64_t number = zm_partial_get_u64(in);
+    if (in->failed || number > table->count) {
+        in->failed = true;
+        return NULL;
+    }
+    if (number < table->count)
+        return table->names[number];
+    const char *name = get_name(replay, in);
+    if (!name)
+        return NULL;
+    if (ZM_GROW(table->names, table->capacity, table->count + 1, 64) != 0) {
+        snprintf(replay->why, sizeof(replay->why), "out of memory");
+        return NULL;
+    }
+    table->names[table->count++] = name;
+    return name;
 }
 
 /* The spans section of one host, after its summary (its labels are known). */
 static int replay_spans(struct replay *replay, struct zm_partial_cursor *in)
 {
     const struct zm_span_sink *sink = replay->sink;
-    const char **names = NULL;
-    size_t name_count = 0, name_capacity = 0;
+    struct name_table table = {0};
     int64_t previous_ns = 0;
     int status = -1;
     while (in->at < in->end && !in->failed) {
         uint64_t tag = zm_partial_get_u64(in);
         int64_t pid = zm_partial_get_i64(in);
+        if (tag == 8) { /* a counter sample of device telemetry */
+            struct zm_counter_sample sample = {.host = replay->host, .pid = pid, .totalled = true};
+            if (check_label(replay, in, zm_partial_get_u64(in), &sample.device_label) != 0)
+                goto end;
+            if (!(sample.device_name = name_ref(replay, in, &table)))
+                goto end;
+            uint64_t kind = zm_partial_get_u64(in);
+            if (kind >= ZM_COUNTER_KINDS) {
+                in->failed = true;
+                goto end;
+            }
+            sample.kind = (enum zm_counter_kind)kind;
+            sample.time_ns = wrapping_add(previous_ns, zm_partial_get_i64(in));
+            previous_ns = sample.time_ns;
+            sample.interval_ns = zm_partial_get_i64(in);
+            sample.value = get_double(in);
+            if (in->failed)
+                goto end;
+            if (sink->counter && sink->counter(sink->context, &sample) != 0)
+                goto end;
+            continue;
+        }
         struct zm_device_span device = {.host = replay->host, .pid = pid, .totalled = true};
         struct zm_api_span api = {.host = replay->host, .pid = pid, .totalled = true};
         bool is_device = tag & 1;
@@ -224,17 +313,8 @@ static int replay_spans(struct replay *replay, struct zm_partial_cursor *in)
         for (int n = 0; n < (is_device ? 2 : 1); n++) {
             if (is_device && n == 1)
                 device.queue = zm_partial_get_u64(in);
-            uint64_t number = zm_partial_get_u64(in);
-            if (number == name_count) {
-                const char *name = get_name(replay, in);
-                if (!name || ZM_GROW(names, name_capacity, name_count + 1, 64) != 0)
-                    goto end;
-                names[name_count++] = name;
-            } else if (number > name_count) {
-                in->failed = true;
+            if (!(*targets[n] = name_ref(replay, in, &table)))
                 goto end;
-            }
-            *targets[n] = names[number];
         }
         /* wrapping sums: a corrupt delta must not be undefined behaviour */
         int64_t start_ns = wrapping_add(previous_ns, zm_partial_get_i64(in));
@@ -272,7 +352,7 @@ static int replay_spans(struct replay *replay, struct zm_partial_cursor *in)
 end:
     if (status != 0 && !replay->why[0] && !in->failed)
         snprintf(replay->why, sizeof(replay->why), "out of memory or temporary file error");
-    free(names);
+    free(table.names);
     return status;
 }
 

@@ -5,6 +5,7 @@
 #include "partial_format.h"
 #include "stats.h"
 #include "supervise.h"
+#include "telemetry.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -33,8 +34,9 @@ struct zm_partial_writer {
 
     /* The current host */
     struct host_start start;
-    struct zm_stats stats; /* extended: the finest split, whatever the merge will print */
-    long spans_head;       /* offset of the spans section's size and hash */
+    struct zm_stats stats;         /* extended: the finest split, whatever the merge will print */
+    struct zm_telemetry telemetry; /* per device of the host */
+    long spans_head;               /* offset of the spans section's size and hash */
     uint64_t spans_size, spans_hash;
     struct zm_partial_buffer span_bytes;
     struct zm_map strings; /* interned name -> its number in the spans section */
@@ -74,6 +76,7 @@ struct zm_partial_writer *zm_partial_writer_open(const char *path, bool spans, c
     }
     writer->spans = spans;
     zm_stats_init(&writer->stats, true);
+    zm_telemetry_init(&writer->telemetry);
     zm_map_init(&writer->strings);
     snprintf(writer->temp_path, length + 12, "%s.tmp.XXXXXX", path);
     int fd = mkstemp(writer->temp_path);
@@ -240,6 +243,35 @@ static int device_span(void *context, const struct zm_device_span *span)
     return span_written(writer);
 }
 
+static int counter(void *context, const struct zm_counter_sample *sample)
+{
+    struct zm_partial_writer *writer = context;
+    if (!sample->totalled && zm_telemetry_add(&writer->telemetry, sample) != 0)
+        return -1;
+    if (!writer->spans)
+        return 0;
+    struct zm_partial_buffer *out = &writer->span_bytes;
+    double value = sample->value;
+    uint64_t bits;
+    memcpy(&bits, &value, sizeof(bits));
+    zm_partial_put_u64(out, 8);
+    zm_partial_put_i64(out, sample->pid);
+    zm_partial_put_u64(out, sample->device_label - writer->start.labels);
+    put_name(writer, sample->device_name);
+    zm_partial_put_u64(out, (uint64_t)sample->kind);
+    zm_partial_put_i64(out, difference(sample->time_ns, writer->previous_ns));
+    zm_partial_put_i64(out, sample->interval_ns);
+    zm_partial_put_fixed64(out, bits);
+    writer->previous_ns = sample->time_ns;
+    return span_written(writer);
+}
+
+static int telemetry_totals(void *context, const struct zm_telemetry_row *row)
+{
+    struct zm_partial_writer *writer = context;
+    return zm_telemetry_add_row(&writer->telemetry, row);
+}
+
 static int api_totals(void *context, const struct zm_api_totals *totals)
 {
     struct zm_partial_writer *writer = context;
@@ -287,6 +319,37 @@ static void put_frames(struct zm_partial_buffer *out, const struct zm_remote_ind
     if (marks.failed)
         out->failed = true;
     zm_partial_buffer_release(&marks);
+}
+
+static void put_double(struct zm_partial_buffer *out, double value)
+{
+    uint64_t bits;
+    memcpy(&bits, &value, sizeof(bits));
+    zm_partial_put_fixed64(out, bits); /* bit for bit: sums of doubles are not regrouped */
+}
+
+/* The host's device telemetry rows, in the order their devices were first sampled. */
+static void put_telemetry(struct zm_partial_buffer *out, const struct zm_telemetry *telemetry,
+                          size_t label_base)
+{
+    zm_partial_put_u64(out, telemetry->count);
+    for (size_t i = 0; i < telemetry->count; i++) {
+        const struct zm_telemetry_row *row = &telemetry->rows[i];
+        zm_partial_put_u64(out, row->device_label - label_base);
+        zm_partial_put_string(out, row->device_name);
+        zm_partial_put_u64(out, row->samples);
+        zm_partial_put_i64(out, row->first_ns);
+        zm_partial_put_i64(out, row->last_ns);
+        zm_partial_put_i64(out, row->busy_interval_ns);
+        put_double(out, row->busy_ns);
+        put_double(out, row->utilization_max);
+        put_double(out, row->frequency_sum);
+        zm_partial_put_u64(out, row->frequency_count);
+        zm_partial_put_i64(out, row->power_interval_ns);
+        put_double(out, row->energy_j);
+        put_double(out, row->memory_peak_mib);
+        zm_partial_put_u64(out, row->has_memory);
+    }
 }
 
 static void put_summary(struct zm_partial_writer *writer, struct zm_partial_buffer *out)
@@ -364,6 +427,7 @@ static void put_summary(struct zm_partial_writer *writer, struct zm_partial_buff
         zm_partial_put_i64(out, row->min_ns);
         zm_partial_put_i64(out, row->max_ns);
     }
+    put_telemetry(out, &writer->telemetry, start->labels);
 }
 
 static int end_host(void *context)
@@ -387,6 +451,7 @@ static int end_host(void *context)
     zm_partial_buffer_release(&summary);
     zm_stats_release(&writer->stats);
     zm_stats_init(&writer->stats, true);
+    zm_telemetry_release(&writer->telemetry);
     writer->host_count++;
     return writer->failed ? -1 : 0;
 }
@@ -399,8 +464,10 @@ struct zm_span_sink zm_partial_writer_sink(struct zm_partial_writer *writer)
         .device_span = device_span,
         .end_host = end_host,
         .context = writer,
+        .counter = counter,
         .api_totals = api_totals,
         .device_totals = device_totals,
+        .telemetry_totals = telemetry_totals,
     };
 }
 
@@ -452,6 +519,7 @@ void zm_partial_writer_abort(struct zm_partial_writer *writer)
         zm_supervise_temp_file(NULL);
     }
     zm_stats_release(&writer->stats);
+    zm_telemetry_release(&writer->telemetry);
     zm_map_release(&writer->strings);
     zm_partial_buffer_release(&writer->span_bytes);
     free(writer->temp_path);
