@@ -669,7 +669,8 @@ def replayed(arguments):
 def case_four_nodes(work):
     """A job on four simulated hosts (2, 2, 1 and 1 ranks): one trace per host in the shared
     output directory; each node's last rank reduces its trace into a partial, and rank 0 prints
-    the job's tally from the four partials, identical to zeprof-merge's on the raw traces, as is
+    the job's tally (device telemetry sampled) from the four partials, identical to
+    zeprof-merge's on the raw traces, as is
     zeprof -r <output>/*; -e splits it by host and process. Then the same job with delta's
     reduction disabled: rank 0's bounded wait ends with one line naming delta, the tally is the
     other three nodes', every rank's status is its program's; zeprof -r <output>/* mixes the
@@ -682,9 +683,11 @@ def case_four_nodes(work):
     bed = testbed.Testbed()
     try:
         hosts = [bed.add_host(name) for name, _ in NODES]
-        # -v on alpha: rank 0 names what it analyses.
-        statuses, outputs = run_job(bed, hosts, work, '5150',
-                                    lambda name: ['-v'] if name == 'alpha' else [])
+        # -v on alpha: rank 0 names what it analyses. Device telemetry sampled (one sampler per
+        # node): the partials carry it too.
+        statuses, outputs = run_job(
+            bed, hosts, work, '5150',
+            lambda name: ['--sample=5'] + (['-v'] if name == 'alpha' else []))
         logs = ''.join(outputs[rank][1] for rank in outputs)
         check(statuses == [0, 7, 0, 0], 'each host\'s ranks end with their programs\' status',
               f'{statuses} {logs[-600:]}')
@@ -699,7 +702,8 @@ def case_four_nodes(work):
                   f'{os.path.basename(directory)} reduced its trace into zeprof.partial',
                   str(os.listdir(directory)))
         raw_tally = merged(directories)
-        check(outputs[0][0] == raw_tally and 'zeInit' in raw_tally,
+        check(outputs[0][0] == raw_tally and 'zeInit' in raw_tally
+              and 'Device telemetry' in raw_tally,
               'rank 0 prints the job\'s tally (from the partials), identical to the raw traces\'',
               f'{outputs[0][0][:300]!r} vs {raw_tally[:300]!r} {outputs[0][1][-400:]}')
         check(all(not outputs[rank][0] for rank in outputs if rank != 0),
