@@ -9,7 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OPT_MAX_RATE_PPM = 256, OPT_MANGLED, OPT_MAX_NAME_SIZE, OPT_VERSION, OPT_REDUCE, OPT_NO_SPANS };
+enum {
+    OPT_MAX_RATE_PPM = 256,
+    OPT_MANGLED,
+    OPT_MAX_NAME_SIZE,
+    OPT_VERSION,
+    OPT_REDUCE,
+    OPT_NO_SPANS
+};
 
 const char *zm_options_usage(void)
 {
