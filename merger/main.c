@@ -27,7 +27,8 @@
 #endif
 
 /* Where the model's spans go: every span to the statistics (the tally), copies and fills to the
- * memory traffic too, and to the timeline when one is written. Kernel names are demangled here, once for both, so that they agree. */
+ * memory traffic too, and to the timeline when one is written. Kernel names are demangled here,
+ * once for both, so that they agree. */
 struct span_consumers {
     struct zm_stats *stats;       /* Weak */
     struct zm_traffic *traffic;   /* Weak */
@@ -156,7 +157,8 @@ static int merge(void *context, char *reason, int reason_size)
             return 2;
         }
     }
-    struct span_consumers consumers = {&stats, &traffic, timeline, options->mangled ? NULL : &demangle};
+    struct span_consumers consumers = {&stats, &traffic, timeline,
+                                       options->mangled ? NULL : &demangle};
     struct zm_span_sink sink = {begin_host, api_span, device_span, end_host, &consumers};
     model = zm_model_new(&sink, options->max_rate_ppm);
     if (!model) {

@@ -36,8 +36,7 @@ int zm_memory_alloc_entry(struct zm_memory *memory, uint64_t process, int64_t ti
 {
     if (ZM_GROW(memory->pending, memory->pending_capacity, memory->pending_count + 1, 8) != 0)
         return -1;
-    memory->pending[memory->pending_count++] =
-        (struct zm_memory_pending){process, tid, size, kind};
+    memory->pending[memory->pending_count++] = (struct zm_memory_pending){process, tid, size, kind};
     return 0;
 }
 
@@ -62,7 +61,8 @@ int zm_memory_alloc_exit(struct zm_memory *memory, uint64_t process, int64_t tid
     /* The latest entry of the thread: allocations do not nest, but a lost exit must not pair an
      * older entry with a newer exit. */
     size_t i = memory->pending_count;
-    while (i > 0 && !(memory->pending[i - 1].process == process && memory->pending[i - 1].tid == tid))
+    while (i > 0 &&
+           !(memory->pending[i - 1].process == process && memory->pending[i - 1].tid == tid))
         i--;
     if (i == 0)
         return 0;

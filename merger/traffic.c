@@ -6,8 +6,8 @@
 #include <string.h>
 
 static const char *const direction_names[ZM_TRAFFIC_DIRECTIONS] = {
-    "", "host to device", "device to host", "device to device", "host to host",
-    "shared", "fill host", "fill device", "fill shared",
+    "",       "host to device", "device to host", "device to device", "host to host",
+    "shared", "fill host",      "fill device",    "fill shared",
 };
 
 enum zm_traffic_direction zm_traffic_direction(const char *append_kind, enum zm_memory_kind dst,
@@ -78,12 +78,12 @@ json_t *zm_traffic_json(const struct zm_traffic *traffic)
         const struct zm_traffic_row *row = &traffic->rows[i];
         if (!row->executions)
             continue;
-        if (json_array_append_new(rows, json_pack("{s:s, s:I, s:I, s:I, s:f}", "direction",
-                                                  direction_names[i], "bytes",
-                                                  (json_int_t)row->bytes, "calls",
-                                                  (json_int_t)row->executions, "device_ns",
-                                                  (json_int_t)row->device_ns, "gb_per_s",
-                                                  gigabytes_per_second(row))) != 0) {
+        if (json_array_append_new(
+                rows,
+                json_pack("{s:s, s:I, s:I, s:I, s:f}", "direction", direction_names[i], "bytes",
+                          (json_int_t)row->bytes, "calls", (json_int_t)row->executions, "device_ns",
+                          (json_int_t)row->device_ns, "gb_per_s", gigabytes_per_second(row))) !=
+            0) {
             json_decref(rows);
             return NULL;
         }

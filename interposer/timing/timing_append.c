@@ -210,7 +210,8 @@ TIMING_APPEND_HOOKS(zeCommandListAppendLaunchKernelIndirect, hSignalEvent, args-
                     {"kernel", "zeCommandListAppendLaunchKernelIndirect", 0, 0, NULL, NULL})
 TIMING_APPEND_HOOKS(zeCommandListAppendLaunchMultipleKernelsIndirect, hSignalEvent,
                     (args->numKernels == 1 && args->phKernels) ? args->phKernels[0] : NULL,
-                    {"kernel", "zeCommandListAppendLaunchMultipleKernelsIndirect", 0, 0, NULL, NULL})
+                    {"kernel", "zeCommandListAppendLaunchMultipleKernelsIndirect", 0, 0, NULL,
+                     NULL})
 TIMING_APPEND_HOOKS(zeCommandListAppendMemoryCopy, hSignalEvent, NULL,
                     {"copy", "zeCommandListAppendMemoryCopy", args->size, 0, args->dstptr,
                      args->srcptr})

@@ -129,12 +129,12 @@ def check_traffic(merge, trace, tally):
     got = {direction: (row["bytes"], row["calls"]) for direction, row in rows.items()}
     check(got == EXPECTED_TRAFFIC, f"memory traffic {got}, expected {EXPECTED_TRAFFIC}")
     device = {row["name"]: row for row in tally["device"]}
+    copy_row = device.get("zeCommandListAppendMemoryCopy", {})
+    fill_row = device.get("zeCommandListAppendMemoryFill", {})
     copies = sum(row["device_ns"] for d, row in rows.items() if not d.startswith("fill"))
     fills = sum(row["device_ns"] for d, row in rows.items() if d.startswith("fill"))
-    check(copies == device.get("zeCommandListAppendMemoryCopy", {}).get("total_ns"),
-          f"copies' traffic time {copies} ns, device row {device.get('zeCommandListAppendMemoryCopy')}")
-    check(fills == device.get("zeCommandListAppendMemoryFill", {}).get("total_ns"),
-          f"fills' traffic time {fills} ns, device row {device.get('zeCommandListAppendMemoryFill')}")
+    check(copies == copy_row.get("total_ns"), f"copies' traffic time {copies} ns, row {copy_row}")
+    check(fills == fill_row.get("total_ns"), f"fills' traffic time {fills} ns, row {fill_row}")
     for direction, row in rows.items():
         check(row["device_ns"] > 0 and
               abs(row["gb_per_s"] - row["bytes"] / row["device_ns"]) <= 1e-9 * row["gb_per_s"],
