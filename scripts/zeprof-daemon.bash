@@ -284,6 +284,16 @@ holds_file() {
   [ -e "$1" ] && [ "$1" -ef "/proc/self/fd/$2" ]
 }
 
+# Locks slot $1's lock on fd $2 without waiting, but for an idle slot, whose lock is only ever
+# held for a moment (its last run's release, its keeper's check).
+try_lock_slot() {
+  if [ -e "$1/idle" ]; then
+    flock -w "$IDLE_SLOT_LOCK_WAIT_S" -x "$2"
+  else
+    flock -n -x "$2"
+  fi
+}
+
 # Takes a reusable idle slot (sets slot, slot_lock_fd, daemon_pid); false when there is none.
 # Slots that are neither in use nor idle (their run was killed) are cleared on the way, and with
 # $1 = clear so are idle ones (nothing is to be kept warm).
@@ -293,7 +303,7 @@ claim_idle_slot() {
     dir=${dir%/}
     [ -d "$dir" ] || continue
     exec {fd}>>"$dir/lock" || continue
-    if flock -n -x "$fd" && holds_file "$dir/lock" "$fd"; then
+    if try_lock_slot "$dir" "$fd" && holds_file "$dir/lock" "$fd"; then
       pid=$(live_daemon_in "$dir/sessiond.pid")
       if [ -n "$pid" ] && [ -e "$dir/idle" ] && [ "$how" != clear ]; then
         rm -f "$dir/idle"

@@ -25,6 +25,7 @@ from checks import check, exit_status, lttng_processes_left  # noqa: E402
 
 ZEPROF = os.environ.get('CLUSTER_ZEPROF', '')
 APP = os.environ.get('CLUSTER_APP', '')
+SHIM = os.environ.get('CLUSTER_SHIM', '')
 RUN_TIMEOUT_S = 120
 SKIP = 77
 
@@ -164,9 +165,23 @@ def check_one_node_trace(node_dir, processes, what):
 # ---------------------------------------------------------------------------------------------
 # Cases
 
+def loader_of(rank):
+    """The file e2e_app's zeInit came from ("loader <path>" in its log), resolved."""
+    try:
+        with open(rank.log) as log:
+            for line in log:
+                if line.startswith('loader '):
+                    return os.path.realpath(line.split(' ', 1)[1].strip())
+    except OSError:
+        pass
+    return ''
+
+
 def case_fake_ranks(work):
     """Four wrappers with Open MPI's variables, then four with Slurm's: one session per node, all
-    ranks' calls in it, each wrapper returns its rank's status, rank 0 alone prints the tally."""
+    ranks' calls in it, each wrapper returns its rank's status, rank 0 alone prints the tally.
+    The Slurm ranks run with --traced-ranks 1-3: rank 0 runs untraced and prints no tally, the
+    node's trace holds ranks 1 to 3 alone; a job whose node has no traced rank writes nothing."""
     ranks = [Rank(work, r, openmpi_rank(r, r, 4, '4242'), options=['-j'],
                   exit_status=5 if r == 3 else None) for r in range(4)]
     statuses = [rank.finish() for rank in ranks]
@@ -187,14 +202,29 @@ def case_fake_ranks(work):
     check(api_calls(summary, 'zeContextCreate') == 8, 'zeContextCreate: 2 per rank',
           str(api_calls(summary, 'zeContextCreate')))
 
-    slurm = [Rank(work, 10 + r, slurm_rank(r, '777', '3'), options=['--no-analysis'])
-             for r in range(4)]
+    slurm = [Rank(work, 10 + r, slurm_rank(r, '777', '3'), options=['-j', '--traced-ranks', '1-3'],
+                  exit_status=6 if r == 0 else None) for r in range(4)]
     statuses = [rank.finish() for rank in slurm]
-    check(statuses == [0] * 4, 'Slurm ranks succeed',
+    check(statuses == [6, 0, 0, 0], 'Slurm ranks exit with their status, traced or not',
           str(statuses) + ''.join(rank.stderr for rank in slurm)[-400:])
-    check_one_node_trace(os.path.join(work, 'zeprof-trace', '777.3', socket.gethostname()), 4,
-                         'Slurm (<job>.<step>)')
-    check_no_daemon_left('Slurm ranks')
+    shim = os.path.realpath(SHIM)
+    loaders = [loader_of(rank) for rank in slurm]
+    check(loaders[0] not in ('', shim) and loaders[1:] == [shim] * 3,
+          '--traced-ranks 1-3: rank 0 calls the real loader, ranks 1 to 3 the shim', str(loaders))
+    node_dir = os.path.join(work, 'zeprof-trace', '777.3', socket.gethostname())
+    check_one_node_trace(node_dir, 3, 'Slurm (<job>.<step>), ranks 1-3 traced')
+    expected, traced = {logged_pid(rank.log) for rank in slurm[1:]}, traced_pids(node_dir)
+    check(traced == expected, 'the node trace holds the traced ranks\' processes alone',
+          f'{traced} != {expected}')
+    check(not slurm[0].stdout and 'rank 0 is not traced' in slurm[0].stderr,
+          'an untraced rank 0 prints no tally, and says why', slurm[0].stderr[-300:])
+    check_no_daemon_left('Slurm ranks', patience_s=5)
+
+    untraced = Rank(work, 20, openmpi_rank(1, 1, 1, '999'), options=['--traced-ranks', '0,2-5'])
+    check(untraced.finish() == 0 and loader_of(untraced) not in ('', shim),
+          'a rank left out of --traced-ranks runs untraced', untraced.stderr[-300:])
+    check(not os.path.exists(os.path.join(work, 'zeprof-trace', '999')),
+          'a node without a traced rank writes no trace directory')
 
 
 def logged_pid(log_path):

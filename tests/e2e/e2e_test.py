@@ -607,31 +607,76 @@ exit $status
         check_trace_matches_log(events, CallLog(log_path), 'job script')
 
 
+def read_text(path):
+    try:
+        with open(path) as file:
+            return file.read()
+    except OSError:
+        return None
+
+
 def case_analysis(work):
-    """After recording, the merger runs (or zeprof says it is not built); status is COMMAND's."""
-    trace_dir = os.path.join(work, 'trace')
-    completed = zeprof(['-o', trace_dir, '--', 'sh', '-c', 'exit 4'])
+    """After recording, the merger runs (or zeprof says it is not built); status is COMMAND's.
+    Two traces go to the default output (zeprof-trace/ under the current directory): -r without
+    a directory analyses the newest. --analysis-output puts the analysis in a file, not stdout."""
+    here = os.path.join(work, 'here')
+    os.mkdir(here)
+    first_log = os.path.join(work, 'first.log')
+    completed = run([ZEPROF, '--', 'sh', '-c', '"$@"; exit 4', 'sh', APP, 'calls', first_log],
+                    cwd=here)
     check(completed.returncode == 4, 'the status is the program\'s with analysis',
           f'status {completed.returncode}')
-    check(f'zeprof: trace in {trace_dir}' in completed.stderr, 'the trace path is printed',
-          completed.stderr.strip())
+    printed = re.search(r'^zeprof: trace in (\S+)$', completed.stderr, re.MULTILINE)
+    trace_dir = printed.group(1) if printed else ''
+    check(os.path.realpath(os.path.dirname(trace_dir)) ==
+          os.path.join(os.path.realpath(here), 'zeprof-trace'),
+          'the trace path is printed, in the default output', completed.stderr.strip())
     merge = os.environ.get('E2E_MERGE', '')
     if merge and os.access(merge, os.X_OK):
-        # Analysis options reach the merger: -j gives the tally as JSON (docs/interface.md).
-        json_dir = os.path.join(work, 'json')
+        # Analysis options reach the merger: -j gives the tally as JSON (docs/interface.md). The
+        # program's own stdout stays its own; the analysis goes to --analysis-output's file.
         log_path = os.path.join(work, 'app.log')
-        tallied = zeprof(['-j', '-o', json_dir, '--', APP, 'calls', log_path])
+        saved = os.path.join(work, 'recorded.json')
+        tallied = run([ZEPROF, '-j', '--analysis-output', saved, '--',
+                       'sh', '-c', 'echo program output; exec "$@"', 'sh', APP, 'calls', log_path],
+                      cwd=here)
         check(tallied.returncode == 0, 'a run with analysis succeeds', tallied.stderr.strip())
+        check(tallied.stdout == 'program output\n',
+              '--analysis-output: stdout has the program\'s output and none of the analysis',
+              tallied.stdout[:300])
         try:
-            tally = json.loads(tallied.stdout)   # e2e_app writes nothing on stdout
+            tally = json.loads(read_text(saved) or '')
             names = {row.get('name'): row.get('calls') for row in tally.get('api', [])}
         except (ValueError, AttributeError) as error:
             names = {'unparsable': str(error)}
         check(names.get('zeInit') == 1 and names.get('zeContextCreate') == 2,
               '-j reaches the merger: the JSON tally counts the program\'s calls', str(names)[:300])
-        replay = zeprof(['-r', '-j', json_dir])
+        printed = re.search(r'^zeprof: trace in (\S+)$', tallied.stderr, re.MULTILINE)
+        json_dir = printed.group(1) if printed else ''
+        replay = run([ZEPROF, '-r', '-j'], cwd=here)
         check(replay.returncode == 0 and '"zeInit"' in replay.stdout,
               '-r analyses a recorded trace with the options given', replay.stderr.strip())
+        check(replay.stderr.strip() == f'zeprof: analysing the newest trace under zeprof-trace/: '
+              f'zeprof-trace/{os.path.basename(json_dir)}',
+              '-r without a directory analyses the newest trace and names it', replay.stderr)
+        check(replay.stdout == read_text(saved),
+              '--analysis-output\'s file holds what stdout would have had')
+        # Made newer, the first trace is the one analysed; --analysis-output works with -r.
+        later = time.time() + 60
+        os.utime(trace_dir, (later, later))
+        saved_replay = os.path.join(work, 'replay.txt')
+        replay = run([ZEPROF, '-r', '--analysis-output', saved_replay], cwd=here)
+        check(replay.returncode == 0 and not replay.stdout and
+              f'zeprof-trace/{os.path.basename(trace_dir)}' in replay.stderr and
+              'zeInit' in (read_text(saved_replay) or ''),
+              '-r without a directory picks the newest by time; --analysis-output with -r',
+              replay.stderr + replay.stdout[:200])
+        failed = run([ZEPROF, '-r', '--analysis-output', saved_replay,
+                      os.path.join(work, 'not-a-trace')], cwd=here)
+        check(failed.returncode == 2 and 'zeInit' in (read_text(saved_replay) or '') and
+              not any(name.startswith('.zeprof') for name in os.listdir(work)),
+              'a failed analysis leaves --analysis-output\'s file as it was, no temporary file',
+              failed.stderr.strip())
     elif merge:
         check(f'zeprof: zeprof-merge is not built; trace left in {trace_dir}' in completed.stderr,
               'a missing merger is reported', completed.stderr.strip())
@@ -642,15 +687,24 @@ def case_analysis(work):
 
 
 def case_usage(work):
-    """zeprof's own errors: status 2 and one line; --help, --version."""
+    """zeprof's own errors: status 2 and one line, nothing run; --help, --version. The process
+    outside a launcher is rank 0: --traced-ranks without 0 runs COMMAND untraced."""
+    usage_dir = os.path.join(work, 'usage')
+    os.makedirs(os.path.join(usage_dir, 'zeprof-trace', 'empty'))
     for arguments, what in [(['--bogus', 'true'], 'an unknown option'),
                             (['-m', 'everything', 'true'], 'a bad mode'),
                             (['--no-analysis'], 'no command'),
                             (['-o'], 'an option without its value'),
                             (['--max-rate-ppm', 'many', 'true'], 'a bad number'),
                             (['--max-name-size', '0', 'true'], 'a bad name size'),
-                            (['-r'], '-r without a directory')]:
-        completed = zeprof(arguments)
+                            (['--traced-ranks', '1-x', 'true'], 'a malformed rank list'),
+                            (['--traced-ranks', '0,,2', 'true'], 'an empty rank'),
+                            (['--traced-ranks=5-2', 'true'], 'a range going backwards'),
+                            (['--traced-ranks', '', 'true'], 'an empty rank list'),
+                            (['--analysis-output', work, 'true'], 'a directory as the output'),
+                            (['-r'], '-r without a directory and no trace')]:
+        # The current directory has a zeprof-trace/ with no trace in it.
+        completed = run([ZEPROF] + arguments, cwd=usage_dir)
         lines = completed.stderr.strip().splitlines()
         check(completed.returncode == 2 and len(lines) == 1 and lines[0].startswith('zeprof: '),
               f'{what}: exit 2 with one line', f'{completed.returncode} {completed.stderr!r}')
@@ -665,6 +719,15 @@ def case_usage(work):
     completed = zeprof(['--no-analysis', '-o', busy, 'true'])
     check(completed.returncode == 2, 'an output directory that is not empty is refused',
           completed.stderr.strip())
+    log_path = os.path.join(work, 'untraced.log')
+    completed = run([ZEPROF, '--traced-ranks', '1-3', '--', 'sh', '-c', '"$@"; exit 3', 'sh',
+                     APP, 'calls', log_path], cwd=usage_dir)
+    loader = os.path.realpath(CallLog(log_path).values.get('loader', ''))
+    check(completed.returncode == 3 and loader not in ('', os.path.realpath(SHIM)),
+          'outside a launcher, --traced-ranks without 0 runs the program untraced, same status',
+          f'{completed.returncode} {loader} {completed.stderr.strip()}')
+    check(os.listdir(os.path.join(usage_dir, 'zeprof-trace')) == ['empty'],
+          'an untraced run writes no trace')
 
 
 def start_waiting_run(work, name, options=()):
