@@ -16,6 +16,7 @@
 #include "supervise.h"
 #include "tally.h"
 #include "timeline.h"
+#include "traffic.h"
 #include "utf8.h"
 
 #include <stdio.h>
@@ -25,10 +26,12 @@
 #define ZEPROF_VERSION "unknown"
 #endif
 
-/* Where the model's spans go: every span to the statistics (the tally), and to the timeline when
- * one is written. Kernel names are demangled here, once for both, so that they agree. */
+/* Where the model's spans go: every span to the statistics (the tally), copies and fills to the
+ * memory traffic too, and to the timeline when one is written. Kernel names are demangled here,
+ * once for both, so that they agree. */
 struct span_consumers {
     struct zm_stats *stats;       /* Weak */
+    struct zm_traffic *traffic;   /* Weak */
     struct zm_timeline *timeline; /* Weak, may be NULL */
     struct zm_demangle *demangle; /* Weak, NULL with --mangled */
 };
@@ -55,6 +58,7 @@ static int device_span(void *context, const struct zm_device_span *span)
         return -1;
     if (zm_stats_add_device(consumers->stats, &shown) != 0)
         return -1;
+    zm_traffic_add(consumers->traffic, &shown);
     return consumers->timeline ? zm_timeline_device_span(consumers->timeline, &shown) : 0;
 }
 
@@ -138,11 +142,13 @@ static int merge(void *context, char *reason, int reason_size)
     int status = 2;
     struct zm_timeline *timeline = NULL;
     struct zm_stats stats;
+    struct zm_traffic traffic;
     struct zm_demangle demangle;
     struct zm_model *model = NULL;
     struct zm_placement placement = {0};
     FILE *dump = NULL;
     zm_stats_init(&stats, options->extended);
+    zm_traffic_init(&traffic);
     zm_demangle_init(&demangle);
     if (options->timeline) {
         timeline = zm_timeline_open(options->timeline, reason, reason_size);
@@ -151,7 +157,8 @@ static int merge(void *context, char *reason, int reason_size)
             return 2;
         }
     }
-    struct span_consumers consumers = {&stats, timeline, options->mangled ? NULL : &demangle};
+    struct span_consumers consumers = {&stats, &traffic, timeline,
+                                       options->mangled ? NULL : &demangle};
     struct zm_span_sink sink = {begin_host, api_span, device_span, end_host, &consumers};
     model = zm_model_new(&sink, options->max_rate_ppm);
     if (!model) {
@@ -194,8 +201,9 @@ static int merge(void *context, char *reason, int reason_size)
     dump = NULL;
     zm_supervise_output_wait(1); /* stdout may be a pipe to a slow reader */
     if (!options->dump) {
-        int printed = options->json ? zm_tally_print_json(stdout, model, &stats, &placement)
-                                    : zm_tally_print_text(stdout, model, &stats, &placement,
+        int printed = options->json
+                          ? zm_tally_print_json(stdout, model, &stats, &traffic, &placement)
+                          : zm_tally_print_text(stdout, model, &stats, &traffic, &placement,
                                                           options->max_name_size);
         if (printed != 0 || fflush(stdout) != 0) {
             snprintf(reason, (size_t)reason_size, "Failed to write tally: path=stdout");

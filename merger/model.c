@@ -4,6 +4,8 @@
 #include "grow.h"
 #include "intern.h"
 #include "map.h"
+#include "memory.h"
+#include "traffic.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +34,8 @@ struct zm_append {
     int64_t append_ns; /* the append event itself: where the flow arrow starts */
     int64_t tid;
     uint64_t call_id, list;
+    uint64_t bytes;     /* a copy's or fill's size, for the memory traffic */
+    uint32_t direction; /* enum zm_traffic_direction, decided when the append was read */
     size_t next_free;            /* free list link (index + 1) */
     size_t list_prev, list_next; /* the other appends of the same list (index + 1, 0: none) */
 };
@@ -47,6 +51,8 @@ struct spooled_timing {
     int64_t entry_ns; /* the append's API entry, INT64_MIN when the append was not seen */
     int64_t read_ns;  /* the device_timing event: the work was done by then */
     int64_t append_ns;
+    uint64_t bytes;
+    uint32_t direction;
 };
 
 struct zm_model {
@@ -78,6 +84,8 @@ struct zm_model {
     size_t append_count, append_capacity;
     size_t free_append;         /* head of the free list (index + 1), 0 when empty */
     struct zm_map list_appends; /* (host<<32|pid, list) -> first append of the list (index + 1) */
+    struct zm_memory memory;    /* live allocations of the current host: copy directions */
+    const char *mem_free;       /* Weak: interned "zeMemFree" */
     const char *list_destroy, *list_reset; /* Weak: interned function names */
 
     FILE *spool; /* Owned by this: raw device timings of the current host */
@@ -105,9 +113,12 @@ struct zm_model *zm_model_new(const struct zm_span_sink *sink, uint64_t rate_ppm
     zm_map_init(&model->list_appends);
     model->list_destroy = zm_intern(&model->names, "zeCommandListDestroy");
     model->list_reset = zm_intern(&model->names, "zeCommandListReset");
+    model->mem_free = zm_intern(&model->names, "zeMemFree");
+    zm_memory_init(&model->memory);
     model->frames = zm_remote_index_new();
     model->spool = tmpfile();
-    if (!model->spool || !model->frames || !model->list_destroy || !model->list_reset) {
+    if (!model->spool || !model->frames || !model->list_destroy || !model->list_reset ||
+        !model->mem_free) {
         zm_model_free(model);
         return NULL;
     }
@@ -133,6 +144,7 @@ void zm_model_free(struct zm_model *model)
     zm_map_release(&model->label_index);
     zm_map_release(&model->appends);
     zm_map_release(&model->list_appends);
+    zm_memory_release(&model->memory);
     zm_intern_release(&model->names);
     zm_remote_index_free(model->frames);
     if (model->spool)
@@ -204,6 +216,23 @@ static int complete_call(struct zm_model *model, const struct zm_thread *thread,
         .synthetic = synthetic,
     };
     return model->sink.api_span(model->sink.context, &span);
+}
+
+/* Allocations and frees: where copies' pointers point (memory.h). */
+static int track_memory(struct zm_model *model, const struct zm_event *event)
+{
+    uint64_t process = zm_map_process_key(model->current_host, event->pid);
+    enum zm_memory_kind kind;
+    if (event->kind == ZM_EVENT_API_ENTRY && event->function == model->mem_free) {
+        zm_memory_free(&model->memory, process, event->address);
+        return 0;
+    }
+    if (!zm_memory_allocator(event->function, &kind))
+        return 0;
+    if (event->kind == ZM_EVENT_API_ENTRY)
+        return zm_memory_alloc_entry(&model->memory, process, event->tid, kind, event->size);
+    return zm_memory_alloc_exit(&model->memory, process, event->tid, event->result == 0,
+                                event->address);
 }
 
 static int api_entry(struct zm_thread *thread, const struct zm_event *event)
@@ -291,6 +320,18 @@ static int device_properties(struct zm_model *model, const struct zm_event *even
 
 /* `previous_ns`: the thread's event before this one. An append made by a one-event call comes
  * before its call event; the call, and so the command, began after the thread's previous event. */
+/* A copy's or fill's direction, from its pointers as the allocations read so far place them;
+ * none for other appends and for traces without the pointers (dst 0). */
+static uint32_t append_direction(const struct zm_model *model, const struct zm_event *event)
+{
+    if (event->dst == 0)
+        return ZM_TRAFFIC_NONE;
+    uint64_t process = zm_map_process_key(model->current_host, event->pid);
+    return zm_traffic_direction(event->append_kind,
+                                zm_memory_kind_of(&model->memory, process, event->dst),
+                                zm_memory_kind_of(&model->memory, process, event->src));
+}
+
 static int append(struct zm_model *model, struct zm_thread *thread, const struct zm_event *event,
                   int64_t previous_ns)
 {
@@ -314,7 +355,9 @@ static int append(struct zm_model *model, struct zm_thread *thread, const struct
                                                    .append_ns = event->ns,
                                                    .tid = event->tid,
                                                    .call_id = event->call_id,
-                                                   .list = event->list};
+                                                   .list = event->list,
+                                                   .bytes = event->bytes,
+                                                   .direction = append_direction(model, event)};
     uint64_t *old = zm_map_find(&model->appends, key, event->call_id);
     if (old) /* a reused call id: the newer append wins */
         forget_append(model, key, event->call_id, (size_t)*old);
@@ -395,6 +438,8 @@ static int device_timing(struct zm_model *model, const struct zm_event *event)
         record.api_tid = source->tid;
         record.entry_ns = source->entry_ns;
         record.append_ns = source->append_ns;
+        record.bytes = source->bytes;
+        record.direction = source->direction;
         if (immediate)
             forget_append(model, key, event->call_id, index);
     } else {
@@ -431,8 +476,12 @@ int zm_model_event(struct zm_model *model, const struct zm_event *event)
     struct zm_device *device;
     switch (event->kind) {
     case ZM_EVENT_API_ENTRY:
+        if (track_memory(model, event) != 0)
+            return -1;
         return api_entry(thread, event);
     case ZM_EVENT_API_EXIT:
+        if (track_memory(model, event) != 0)
+            return -1;
         return api_exit(model, thread, event);
     case ZM_EVENT_API_CALL:
         return api_call(model, thread, event);
@@ -513,6 +562,8 @@ static int convert_spool(struct zm_model *model)
             .linked = record.linked != 0,
             .api_tid = record.api_tid,
             .append_ns = record.append_ns,
+            .bytes = record.bytes,
+            .direction = record.direction,
         };
         if (model->sink.device_span(model->sink.context, &span) != 0)
             return -1;
@@ -544,6 +595,7 @@ int zm_model_end_host(struct zm_model *model)
     zm_map_release(&model->list_appends);
     model->append_count = 0;
     model->free_append = 0;
+    zm_memory_release(&model->memory); /* allocations are per host too */
     if (model->sink.end_host)
         return model->sink.end_host(model->sink.context);
     return 0;

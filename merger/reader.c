@@ -41,6 +41,11 @@ enum member {
     M_WORKER,
     M_SEQUENCE,
     M_CALL_START,
+    M_DST,
+    M_SRC,
+    M_SIZE,
+    M_PPTR_VAL,
+    M_PTR,
     M_COUNT
 };
 
@@ -51,6 +56,8 @@ static const char *const member_names[M_COUNT] = {
     "bytes",        "groups",   "status",       "kernel_timestamp_valid_bits",
     "name",         "uuid",     "kind",         "hCommandList",
     "session",      "worker",   "sequence",     "call_start",
+    "dst",          "src",      "size",         "pptr_val",
+    "ptr",
 };
 
 /* What the reader learned about one event class, once. */
@@ -337,14 +344,18 @@ static int handle_event(struct reader *reader, const bt_message *message)
     const bt_field *context = bt_event_borrow_common_context_field_const(event);
     decoded.pid = context_member(context, info->vpid);
     decoded.tid = context_member(context, info->vtid);
-    if (info->kind == ZM_EVENT_API_ENTRY && info->member[M_COMMAND_LIST] >= 0) {
+    if (info->kind == ZM_EVENT_API_ENTRY) {
+        const bt_field *payload = bt_event_borrow_payload_field_const(event);
         /* The list a zeCommandListDestroy/Reset is about: its appends can be forgotten. */
-        decoded.list =
-            integer_member(bt_event_borrow_payload_field_const(event), info, M_COMMAND_LIST);
+        decoded.list = integer_member(payload, info, M_COMMAND_LIST);
+        /* zeMemAlloc*'s size, zeMemFree's pointer: the model follows allocations. */
+        decoded.size = integer_member(payload, info, M_SIZE);
+        decoded.address = integer_member(payload, info, M_PTR);
     } else if (info->kind != ZM_EVENT_API_ENTRY && info->kind != ZM_EVENT_API_DESC &&
                info->kind != ZM_EVENT_API_CALL) {
         const bt_field *payload = bt_event_borrow_payload_field_const(event);
         decoded.result = (uint32_t)integer_member(payload, info, M_RESULT);
+        decoded.address = integer_member(payload, info, M_PPTR_VAL); /* zeMemAlloc*'s pointer */
         if (info->kind == ZM_EVENT_FRAME) {
             decoded.frame_mark = info->frame_mark;
             decoded.session = integer_member(payload, info, M_SESSION);
@@ -364,6 +375,8 @@ static int handle_event(struct reader *reader, const bt_message *message)
             decoded.global_end = integer_member(payload, info, M_GLOBAL_END);
             decoded.bytes = integer_member(payload, info, M_BYTES);
             decoded.groups = integer_member(payload, info, M_GROUPS);
+            decoded.dst = integer_member(payload, info, M_DST);
+            decoded.src = integer_member(payload, info, M_SRC);
             decoded.status = (uint32_t)integer_member(payload, info, M_STATUS);
             decoded.kernel_timestamp_valid_bits =
                 (uint32_t)integer_member(payload, info, M_KERNEL_BITS);

@@ -37,6 +37,8 @@ struct zm_device_span {
     uint64_t call_id, execution;
     bool linked; /* the append was seen: api_tid and append_ns say where */
     int64_t api_tid, append_ns;
+    uint64_t bytes;     /* a copy's or fill's size (0 otherwise) */
+    uint32_t direction; /* enum zm_traffic_direction (traffic.h): NONE unless a copy or fill */
 };
 
 /* Where the model's spans go. Each callback returns 0, or -1 to fail the model's call that gave

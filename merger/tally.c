@@ -150,7 +150,8 @@ static void print_hosts(FILE *out, const struct zm_placement *placement)
 }
 
 int zm_tally_print_text(FILE *out, const struct zm_model *model, struct zm_stats *stats,
-                        const struct zm_placement *placement, uint64_t max_name_size)
+                        const struct zm_traffic *traffic, const struct zm_placement *placement,
+                        uint64_t max_name_size)
 {
     uint32_t hosts = zm_model_host_count(model);
     size_t processes = zm_model_process_count(model), threads = zm_model_thread_count(model);
@@ -163,6 +164,7 @@ int zm_tally_print_text(FILE *out, const struct zm_model *model, struct zm_stats
     print_table(out, model, &stats->api, false, stats->extended, max_name_size);
     fputs("\nDevice work\n", out);
     print_table(out, model, &stats->device, true, stats->extended, max_name_size);
+    zm_traffic_print_text(out, traffic);
     bool any = false;
     for (size_t i = 0; i < sizeof(anomaly_fields) / sizeof(*anomaly_fields); i++) {
         uint64_t value = anomaly_value(zm_model_anomalies(model), i);
@@ -213,7 +215,7 @@ static json_t *rows_json(const struct zm_model *model, struct zm_stat_table *tab
 }
 
 int zm_tally_print_json(FILE *out, const struct zm_model *model, struct zm_stats *stats,
-                        const struct zm_placement *placement)
+                        const struct zm_traffic *traffic, const struct zm_placement *placement)
 {
     json_t *tally =
         json_pack("{s:I, s:I, s:I, s:I}", "hosts", (json_int_t)zm_model_host_count(model),
@@ -226,6 +228,7 @@ int zm_tally_print_json(FILE *out, const struct zm_model *model, struct zm_stats
     if (json_object_set_new(tally, "api", rows_json(model, &stats->api, false, stats->extended)) ||
         json_object_set_new(tally, "device",
                             rows_json(model, &stats->device, true, stats->extended)) ||
+        json_object_set_new(tally, "memory_traffic", zm_traffic_json(traffic)) ||
         json_object_set_new(tally, "anomalies",
                             zm_tally_anomalies_json(zm_model_anomalies(model))) ||
         json_object_set_new(tally, "host_placement", zm_placement_to_json(placement))) {

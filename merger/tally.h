@@ -10,6 +10,7 @@
 #include "must_check.h"
 #include "placement.h"
 #include "stats.h"
+#include "traffic.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -19,9 +20,11 @@ ZM_MUST_CHECK json_t *zm_tally_anomalies_json(const struct zm_anomalies *anomali
 /* With several hosts the tally also lists each host's role and placement bound. Names longer
  * than `max_name_size` bytes (0: no limit) are shortened to that many, ending in "...". */
 ZM_MUST_CHECK int zm_tally_print_text(FILE *out, const struct zm_model *model,
-                                      struct zm_stats *stats, const struct zm_placement *placement,
+                                      struct zm_stats *stats, const struct zm_traffic *traffic,
+                                      const struct zm_placement *placement,
                                       uint64_t max_name_size);
 ZM_MUST_CHECK int zm_tally_print_json(FILE *out, const struct zm_model *model,
-                                      struct zm_stats *stats, const struct zm_placement *placement);
+                                      struct zm_stats *stats, const struct zm_traffic *traffic,
+                                      const struct zm_placement *placement);
 
 #endif

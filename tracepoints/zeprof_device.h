@@ -19,10 +19,14 @@
  * the first 31 a compact header (docs/tracepoints.md, "Event order and header size"). */
 
 /* During each profiled append, on the calling thread (before its `_call` event). Payload is
- * cost: `context` is an argument for the call site's sake but not recorded (nothing reads it). */
+ * cost: `context` is an argument for the call site's sake but not recorded (nothing reads it).
+ * `dst` and `src`: a copy's or fill's pointers (0 otherwise), for the merger's memory traffic by
+ * direction (the `_call` event carries no arguments in the default mode). Ten arguments: the
+ * maximum. */
 LTTNG_UST_TRACEPOINT_EVENT(zeprof_device, append,
     LTTNG_UST_TP_ARGS(uint64_t, call_id, uint64_t, device, uint64_t, context, uint64_t, list,
-        const char *, kind, const char *, name, uint64_t, bytes, uint64_t, groups),
+        const char *, kind, const char *, name, uint64_t, bytes, uint64_t, groups, uint64_t, dst,
+        uint64_t, src),
     LTTNG_UST_TP_FIELDS(
         lttng_ust_field_integer(uint64_t, call_id, call_id)
         lttng_ust_field_integer_hex(uint64_t, device, device)
@@ -31,6 +35,8 @@ LTTNG_UST_TRACEPOINT_EVENT(zeprof_device, append,
         lttng_ust_field_string(name, name)
         lttng_ust_field_integer(uint64_t, bytes, bytes)
         lttng_ust_field_integer(uint64_t, groups, groups)
+        lttng_ust_field_integer_hex(uint64_t, dst, dst)
+        lttng_ust_field_integer_hex(uint64_t, src, src)
     )
 )
 

@@ -32,6 +32,9 @@ struct append_info {
     const char *name;
     uint64_t bytes;
     uint64_t groups;
+    /* A copy's or fill's destination and source (fill: the pattern), for the merger's memory
+     * traffic by direction; NULL for other appends. */
+    const void *dst, *src;
 };
 
 static void append_pre(ze_command_list_handle_t handle, ze_event_handle_t *signal,
@@ -100,7 +103,8 @@ static void emit_append(const struct timing_list *list, const struct timing_slot
     lttng_ust_tracepoint(zeprof_device, append, slot->call_id,
                          timing_handle_bits(list->device->handle),
                          timing_handle_bits(list->context_handle), timing_handle_bits(list->handle),
-                         info->kind, name, info->bytes, info->groups);
+                         info->kind, name, info->bytes, info->groups,
+                         (uint64_t)(uintptr_t)info->dst, (uint64_t)(uintptr_t)info->src);
 }
 
 static void append_post(ze_command_list_handle_t handle, ze_event_handle_t *signal,
@@ -197,45 +201,50 @@ static uint64_t region_bytes(const ze_copy_region_t *region)
 
 TIMING_APPEND_HOOKS(zeCommandListAppendLaunchKernel, hSignalEvent, args->hKernel,
                     {"kernel", "zeCommandListAppendLaunchKernel", 0,
-                     group_total(args->pLaunchFuncArgs)})
+                     group_total(args->pLaunchFuncArgs), NULL, NULL})
 TIMING_APPEND_HOOKS(zeCommandListAppendLaunchCooperativeKernel, hSignalEvent, args->hKernel,
                     {"kernel", "zeCommandListAppendLaunchCooperativeKernel", 0,
-                     group_total(args->pLaunchFuncArgs)})
+                     group_total(args->pLaunchFuncArgs), NULL, NULL})
 /* Indirect launches: the group counts live in device memory, unreadable here. */
 TIMING_APPEND_HOOKS(zeCommandListAppendLaunchKernelIndirect, hSignalEvent, args->hKernel,
-                    {"kernel", "zeCommandListAppendLaunchKernelIndirect", 0, 0})
+                    {"kernel", "zeCommandListAppendLaunchKernelIndirect", 0, 0, NULL, NULL})
 TIMING_APPEND_HOOKS(zeCommandListAppendLaunchMultipleKernelsIndirect, hSignalEvent,
                     (args->numKernels == 1 && args->phKernels) ? args->phKernels[0] : NULL,
-                    {"kernel", "zeCommandListAppendLaunchMultipleKernelsIndirect", 0, 0})
+                    {"kernel", "zeCommandListAppendLaunchMultipleKernelsIndirect", 0, 0, NULL,
+                     NULL})
 TIMING_APPEND_HOOKS(zeCommandListAppendMemoryCopy, hSignalEvent, NULL,
-                    {"copy", "zeCommandListAppendMemoryCopy", args->size, 0})
+                    {"copy", "zeCommandListAppendMemoryCopy", args->size, 0, args->dstptr,
+                     args->srcptr})
 TIMING_APPEND_HOOKS(zeCommandListAppendMemoryCopyRegion, hSignalEvent, NULL,
                     {"copy_region", "zeCommandListAppendMemoryCopyRegion",
-                     region_bytes(args->dstRegion ? args->dstRegion : args->srcRegion), 0})
+                     region_bytes(args->dstRegion ? args->dstRegion : args->srcRegion), 0,
+                     args->dstptr, args->srcptr})
 TIMING_APPEND_HOOKS(zeCommandListAppendMemoryCopyFromContext, hSignalEvent, NULL,
-                    {"copy", "zeCommandListAppendMemoryCopyFromContext", args->size, 0})
+                    {"copy", "zeCommandListAppendMemoryCopyFromContext", args->size, 0,
+                     args->dstptr, args->srcptr})
 TIMING_APPEND_HOOKS(zeCommandListAppendMemoryFill, hSignalEvent, NULL,
-                    {"fill", "zeCommandListAppendMemoryFill", args->size, 0})
+                    {"fill", "zeCommandListAppendMemoryFill", args->size, 0, args->ptr,
+                     args->pattern})
 TIMING_APPEND_HOOKS(zeCommandListAppendImageCopy, hSignalEvent, NULL,
-                    {"image_copy", "zeCommandListAppendImageCopy", 0, 0})
+                    {"image_copy", "zeCommandListAppendImageCopy", 0, 0, NULL, NULL})
 TIMING_APPEND_HOOKS(zeCommandListAppendImageCopyRegion, hSignalEvent, NULL,
-                    {"image_copy", "zeCommandListAppendImageCopyRegion", 0, 0})
+                    {"image_copy", "zeCommandListAppendImageCopyRegion", 0, 0, NULL, NULL})
 TIMING_APPEND_HOOKS(zeCommandListAppendImageCopyToMemory, hSignalEvent, NULL,
-                    {"image_copy", "zeCommandListAppendImageCopyToMemory", 0, 0})
+                    {"image_copy", "zeCommandListAppendImageCopyToMemory", 0, 0, NULL, NULL})
 TIMING_APPEND_HOOKS(zeCommandListAppendImageCopyFromMemory, hSignalEvent, NULL,
-                    {"image_copy", "zeCommandListAppendImageCopyFromMemory", 0, 0})
+                    {"image_copy", "zeCommandListAppendImageCopyFromMemory", 0, 0, NULL, NULL})
 TIMING_APPEND_HOOKS(zeCommandListAppendImageCopyToMemoryExt, hSignalEvent, NULL,
-                    {"image_copy", "zeCommandListAppendImageCopyToMemoryExt", 0, 0})
+                    {"image_copy", "zeCommandListAppendImageCopyToMemoryExt", 0, 0, NULL, NULL})
 TIMING_APPEND_HOOKS(zeCommandListAppendImageCopyFromMemoryExt, hSignalEvent, NULL,
-                    {"image_copy", "zeCommandListAppendImageCopyFromMemoryExt", 0, 0})
+                    {"image_copy", "zeCommandListAppendImageCopyFromMemoryExt", 0, 0, NULL, NULL})
 TIMING_APPEND_HOOKS(zeCommandListAppendBarrier, hSignalEvent, NULL,
-                    {"barrier", "zeCommandListAppendBarrier", 0, 0})
+                    {"barrier", "zeCommandListAppendBarrier", 0, 0, NULL, NULL})
 TIMING_APPEND_HOOKS(zeCommandListAppendMemoryRangesBarrier, hSignalEvent, NULL,
-                    {"ranges_barrier", "zeCommandListAppendMemoryRangesBarrier", 0, 0})
+                    {"ranges_barrier", "zeCommandListAppendMemoryRangesBarrier", 0, 0, NULL, NULL})
 TIMING_APPEND_HOOKS(zeCommandListAppendWriteGlobalTimestamp, hSignalEvent, NULL,
-                    {"timestamps", "zeCommandListAppendWriteGlobalTimestamp", 0, 0})
+                    {"timestamps", "zeCommandListAppendWriteGlobalTimestamp", 0, 0, NULL, NULL})
 TIMING_APPEND_HOOKS(zeCommandListAppendQueryKernelTimestamps, hSignalEvent, NULL,
-                    {"timestamps", "zeCommandListAppendQueryKernelTimestamps", 0, 0})
+                    {"timestamps", "zeCommandListAppendQueryKernelTimestamps", 0, 0, NULL, NULL})
 
 /* zeCommandListAppendSignalEvent's event is required: without one the application's call is
  * invalid, and substituting inj would make it valid. */
@@ -251,7 +260,7 @@ void zeprof_hook_post_zeCommandListAppendSignalEvent(
     struct zeprof_args_zeCommandListAppendSignalEvent *args, struct zeprof_hook_ctx *ctx,
     ze_result_t result)
 {
-    const struct append_info info = {"signal", "zeCommandListAppendSignalEvent", 0, 0};
+    const struct append_info info = {"signal", "zeCommandListAppendSignalEvent", 0, 0, NULL, NULL};
     if (ctx->data)
         append_post(args->hCommandList, &args->hEvent, &info, NULL, ctx, result);
 }
@@ -270,7 +279,7 @@ void timing_append_post_generic(ze_command_list_handle_t list, ze_event_handle_t
 {
     if (!ctx->data)
         return;
-    const struct append_info info = {"append", function, 0, 0};
+    const struct append_info info = {"append", function, 0, 0, NULL, NULL};
     append_post(list, signal, &info, NULL, ctx, result);
 }
 

@@ -3,7 +3,9 @@
 shim on the simulated device (with its ground-truth log), records it, and checks the merger's
 tally against what the program did: API call counts exact, device executions per name exact,
 device totals within the intervals' own uncertainty of the truth; mangled kernel names demangled
-(tally and timeline alike), kept with --mangled, shortened by --max-name-size. Exit 77 (skip)
+(tally and timeline alike), kept with --mangled, shortened by --max-name-size; memory traffic per
+direction with the exact bytes copied, its device time that of the copies' device rows and GB/s
+bytes over that time, in JSON and text. Exit 77 (skip)
 when the shim or the simulated device is not built, or LTTng cannot record here."""
 import collections
 import json
@@ -19,13 +21,20 @@ from checks import check, exit_status  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXPECTED_API_CALLS = {
     "zeCommandListAppendLaunchKernel": 11,
-    "zeCommandListAppendMemoryCopy": 4,
-    "zeEventHostSynchronize": 14,
+    "zeCommandListAppendMemoryCopy": 8,
+    "zeCommandListAppendMemoryFill": 1,
+    "zeEventHostSynchronize": 19,
     "zeCommandQueueExecuteCommandLists": 3,
     "zeCommandQueueSynchronize": 3,
     "zeCommandListDestroy": 2,
 }
-EXPECTED_DEVICE_CALLS = {"zesim_spin": 11, "zeCommandListAppendMemoryCopy": 4}
+EXPECTED_DEVICE_CALLS = {"zesim_spin": 11, "zeCommandListAppendMemoryCopy": 8,
+                         "zeCommandListAppendMemoryFill": 1}
+# direction: (bytes, appends), as l0-workload.c copies (4 x 64 KiB between zeMemAllocHost buffers,
+# then one append per TRAFFIC_* size)
+EXPECTED_TRAFFIC = {"host to host": (4 * 65536, 4), "host to device": (8192, 1),
+                    "device to host": (4096, 1), "device to device": (2048, 1),
+                    "shared": (1024, 1), "fill device": (512, 1)}
 # readable name: the name the program gave zeKernelCreate (and the truth file records)
 DEMANGLED = {"main::{lambda()#1}": "_ZTSZ4mainEUlvE_", "add(float*, float*)": "_Z3addPfS_"}
 TICK_NS = 1e9 / 19200000  # the simulated device's default timer
@@ -67,6 +76,7 @@ def main():
             return exit_status()
         check_merge(json.loads(result.stdout), truth, timeline)
         check_names(merge, trace, json.loads(result.stdout), timeline)
+        check_traffic(merge, trace, json.loads(result.stdout))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return exit_status()
@@ -110,6 +120,36 @@ def check_merge(tally, truth_path, timeline_path):
                f"tolerance {tolerance:.0f} ns")
     checked = run([sys.executable, os.path.join(HERE, "check-timeline.py"), timeline_path])
     check(checked.returncode == 0, f"timeline: {checked.stderr}")
+
+
+def check_traffic(merge, trace, tally):
+    """Bytes per direction exact; device time the copies' (and the fill's) own device time; GB/s
+    bytes per nanosecond; the text tally's section says the same."""
+    rows = {row["direction"]: row for row in tally["memory_traffic"]}
+    got = {direction: (row["bytes"], row["calls"]) for direction, row in rows.items()}
+    check(got == EXPECTED_TRAFFIC, f"memory traffic {got}, expected {EXPECTED_TRAFFIC}")
+    device = {row["name"]: row for row in tally["device"]}
+    copy_row = device.get("zeCommandListAppendMemoryCopy", {})
+    fill_row = device.get("zeCommandListAppendMemoryFill", {})
+    copies = sum(row["device_ns"] for d, row in rows.items() if not d.startswith("fill"))
+    fills = sum(row["device_ns"] for d, row in rows.items() if d.startswith("fill"))
+    check(copies == copy_row.get("total_ns"), f"copies' traffic time {copies} ns, row {copy_row}")
+    check(fills == fill_row.get("total_ns"), f"fills' traffic time {fills} ns, row {fill_row}")
+    for direction, row in rows.items():
+        check(row["device_ns"] > 0 and
+              abs(row["gb_per_s"] - row["bytes"] / row["device_ns"]) <= 1e-9 * row["gb_per_s"],
+              f"{direction}: {row['gb_per_s']} GB/s for {row['bytes']} B in {row['device_ns']} ns")
+    text = run([merge, trace]).stdout.splitlines()
+    section = text[text.index("Memory traffic") + 2:] if "Memory traffic" in text else []
+    shown = {}
+    for line in section:
+        cells = [cell.strip() for cell in line.split("|")]
+        if len(cells) != 5:
+            break
+        shown[cells[0]] = (int(cells[1]), int(cells[2]), cells[3], cells[4])
+    expected = {d: (row["bytes"], row["calls"], f"{row['device_ns']}ns",
+                    f"{row['bytes'] / row['device_ns']:.3f}") for d, row in rows.items()}
+    check(shown == expected, f"text memory traffic {shown}, JSON {expected}")
 
 
 def check_names(merge, trace, tally, timeline_path):

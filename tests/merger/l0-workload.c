@@ -5,12 +5,17 @@
  *   then one launch each of two kernels named as C++ compilers name them, each waited for: the
  *   SYCL kernel _ZTSZ4mainEUlvE_ (the typeinfo name of a lambda in main) and the function
  *   _Z3addPfS_ (add(float*, float*)), for the merger's demangling;
+ *   then one copy or fill per direction of the memory traffic, each of its own size and waited
+ *   for (TRAFFIC_* below: host to device from a zeMemAllocHost buffer, device to host into
+ *   malloc'd memory, device to device into the middle of a device allocation, shared, fill of
+ *   device memory);
  *   regular list: 1 x zesim_spin (50 us), executed 3 times, each followed by a queue sync.
  */
 #include <level_zero/ze_api.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define TRY(call)                                                                                  \
     do {                                                                                           \
@@ -22,6 +27,21 @@
     } while (0)
 
 enum { SPINS = 8, COPIES = 4, EXECUTIONS = 3, COPY_BYTES = 64 * 1024 };
+/* Bytes of each memory traffic direction's one append (e2e-simdevice.py knows them). */
+enum {
+    TRAFFIC_HOST_TO_DEVICE = 8192,
+    TRAFFIC_DEVICE_TO_HOST = 4096,
+    TRAFFIC_DEVICE_TO_DEVICE = 2048,
+    TRAFFIC_SHARED = 1024,
+    TRAFFIC_FILL_DEVICE = 512,
+    DEVICE_BYTES = 32 * 1024,
+};
+
+#define WAIT(event)                                                                                \
+    do {                                                                                           \
+        TRY(zeEventHostSynchronize((event), UINT64_MAX));                                          \
+        TRY(zeEventHostReset(event));                                                              \
+    } while (0)
 
 int main(void)
 {
@@ -82,6 +102,34 @@ int main(void)
         TRY(zeEventHostSynchronize(event, UINT64_MAX));
         TRY(zeEventHostReset(event));
     }
+    ze_device_mem_alloc_desc_t device_desc = {.stype = ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC};
+    void *device_buffer, *shared;
+    TRY(zeMemAllocDevice(context, &device_desc, DEVICE_BYTES, 64, device, &device_buffer));
+    TRY(zeMemAllocShared(context, &device_desc, &host_desc, TRAFFIC_SHARED, 64, device, &shared));
+    char *system = malloc(TRAFFIC_DEVICE_TO_HOST);
+    if (!system)
+        return 1;
+    memset(system, 0, TRAFFIC_DEVICE_TO_HOST);
+    TRY(zeCommandListAppendMemoryCopy(immediate, device_buffer, source, TRAFFIC_HOST_TO_DEVICE,
+                                      event, 0, NULL));
+    WAIT(event);
+    TRY(zeCommandListAppendMemoryCopy(immediate, system, device_buffer, TRAFFIC_DEVICE_TO_HOST,
+                                      event, 0, NULL));
+    WAIT(event);
+    TRY(zeCommandListAppendMemoryCopy(immediate, (char *)device_buffer + DEVICE_BYTES / 2,
+                                      device_buffer, TRAFFIC_DEVICE_TO_DEVICE, event, 0, NULL));
+    WAIT(event);
+    TRY(zeCommandListAppendMemoryCopy(immediate, device_buffer, shared, TRAFFIC_SHARED, event, 0,
+                                      NULL));
+    WAIT(event);
+    static const uint32_t pattern = 0x5a5a5a5a;
+    TRY(zeCommandListAppendMemoryFill(immediate, device_buffer, &pattern, sizeof(pattern),
+                                      TRAFFIC_FILL_DEVICE, event, 0, NULL));
+    WAIT(event);
+    free(system);
+    TRY(zeMemFree(context, shared));
+    TRY(zeMemFree(context, device_buffer));
+
     static const char *const mangled_names[] = {"_ZTSZ4mainEUlvE_", "_Z3addPfS_"};
     for (size_t i = 0; i < sizeof(mangled_names) / sizeof(*mangled_names); i++) {
         ze_kernel_desc_t desc = {.stype = ZE_STRUCTURE_TYPE_KERNEL_DESC,
