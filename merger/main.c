@@ -8,6 +8,7 @@
  */
 #include "demangle.h"
 #include "dump.h"
+#include "kernels.h"
 #include "model.h"
 #include "options.h"
 #include "placement.h"
@@ -32,6 +33,7 @@
 struct span_consumers {
     struct zm_stats *stats;       /* Weak */
     struct zm_traffic *traffic;   /* Weak */
+    struct zm_kernels *kernels;   /* Weak, NULL without -k */
     struct zm_timeline *timeline; /* Weak, may be NULL */
     struct zm_demangle *demangle; /* Weak, NULL with --mangled */
 };
@@ -59,6 +61,8 @@ static int device_span(void *context, const struct zm_device_span *span)
     if (zm_stats_add_device(consumers->stats, &shown) != 0)
         return -1;
     zm_traffic_add(consumers->traffic, &shown);
+    if (consumers->kernels && zm_kernels_add(consumers->kernels, &shown) != 0)
+        return -1;
     return consumers->timeline ? zm_timeline_device_span(consumers->timeline, &shown) : 0;
 }
 
@@ -143,12 +147,14 @@ static int merge(void *context, char *reason, int reason_size)
     struct zm_timeline *timeline = NULL;
     struct zm_stats stats;
     struct zm_traffic traffic;
+    struct zm_kernels kernels;
     struct zm_demangle demangle;
     struct zm_model *model = NULL;
     struct zm_placement placement = {0};
     FILE *dump = NULL;
     zm_stats_init(&stats, options->extended);
     zm_traffic_init(&traffic);
+    zm_kernels_init(&kernels);
     zm_demangle_init(&demangle);
     if (options->timeline) {
         timeline = zm_timeline_open(options->timeline, reason, reason_size);
@@ -157,7 +163,8 @@ static int merge(void *context, char *reason, int reason_size)
             return 2;
         }
     }
-    struct span_consumers consumers = {&stats, &traffic, timeline,
+    struct zm_kernels *detail = options->kernel_verbose ? &kernels : NULL;
+    struct span_consumers consumers = {&stats, &traffic, detail, timeline,
                                        options->mangled ? NULL : &demangle};
     struct zm_span_sink sink = {begin_host, api_span, device_span, end_host, &consumers};
     model = zm_model_new(&sink, options->max_rate_ppm);
@@ -202,8 +209,8 @@ static int merge(void *context, char *reason, int reason_size)
     zm_supervise_output_wait(1); /* stdout may be a pipe to a slow reader */
     if (!options->dump) {
         int printed = options->json
-                          ? zm_tally_print_json(stdout, model, &stats, &traffic, &placement)
-                          : zm_tally_print_text(stdout, model, &stats, &traffic, &placement,
+                          ? zm_tally_print_json(stdout, model, &stats, &traffic, detail, &placement)
+                          : zm_tally_print_text(stdout, model, &stats, &traffic, detail, &placement,
                                                           options->max_name_size);
         if (printed != 0 || fflush(stdout) != 0) {
             snprintf(reason, (size_t)reason_size, "Failed to write tally: path=stdout");
@@ -223,6 +230,7 @@ end:
     zm_placement_release(&placement);
     zm_model_free(model);
     zm_stats_release(&stats);
+    zm_kernels_release(&kernels);
     zm_demangle_release(&demangle); /* after the timeline and the tally: they borrow its names */
     return status;
 }

@@ -46,6 +46,13 @@ enum member {
     M_SIZE,
     M_PPTR_VAL,
     M_PTR,
+    M_GROUP_COUNT_X,
+    M_GROUP_COUNT_Y,
+    M_GROUP_COUNT_Z,
+    M_GROUP_SIZE_X,
+    M_GROUP_SIZE_Y,
+    M_GROUP_SIZE_Z,
+    M_SIMD,
     M_COUNT
 };
 
@@ -57,7 +64,8 @@ static const char *const member_names[M_COUNT] = {
     "name",         "uuid",     "kind",         "hCommandList",
     "session",      "worker",   "sequence",     "call_start",
     "dst",          "src",      "size",         "pptr_val",
-    "ptr",
+    "ptr",          "group_count_x", "group_count_y", "group_count_z",
+    "group_size_x", "group_size_y",  "group_size_z",  "simd",
 };
 
 /* What the reader learned about one event class, once. */
@@ -155,6 +163,8 @@ static enum zm_event_kind classify(struct reader *reader, const char *full, cons
             {"clock_sample_end", ZM_EVENT_CLOCK_SAMPLE_END},
             {"append", ZM_EVENT_APPEND},
             {"device_timing", ZM_EVENT_DEVICE_TIMING},
+            {"transfer", ZM_EVENT_TRANSFER},
+            {"kernel_shape", ZM_EVENT_KERNEL_SHAPE},
         };
         for (size_t i = 0; i < sizeof(device_events) / sizeof(*device_events); i++) {
             if (strcmp(event, device_events[i].name) == 0)
@@ -383,6 +393,16 @@ static int handle_event(struct reader *reader, const bt_message *message)
             decoded.name = string_member(payload, info, M_NAME);
             decoded.uuid = string_member(payload, info, M_UUID);
             decoded.append_kind = string_member(payload, info, M_KIND);
+            if (info->kind == ZM_EVENT_KERNEL_SHAPE) {
+                for (int i = 0; i < 3; i++) {
+                    decoded.shape.count[i] =
+                        (uint32_t)integer_member(payload, info, M_GROUP_COUNT_X + i);
+                    decoded.shape.size[i] =
+                        (uint32_t)integer_member(payload, info, M_GROUP_SIZE_X + i);
+                }
+                decoded.shape.simd = (uint32_t)integer_member(payload, info, M_SIMD);
+                decoded.shape.known = true;
+            }
         }
     }
     return zm_model_event(reader->model, &decoded);

@@ -7,6 +7,7 @@
 #define ZM_TALLY_H
 
 #include "model.h"
+#include "kernels.h"
 #include "must_check.h"
 #include "placement.h"
 #include "stats.h"
@@ -18,13 +19,16 @@
 /* metadata.anomalies and the tally's "anomalies": every counter, zero or not. New reference. */
 ZM_MUST_CHECK json_t *zm_tally_anomalies_json(const struct zm_anomalies *anomalies);
 /* With several hosts the tally also lists each host's role and placement bound. Names longer
- * than `max_name_size` bytes (0: no limit) are shortened to that many, ending in "...". */
+ * than `max_name_size` bytes (0: no limit) are shortened to that many, ending in "...".
+ * `kernels` (-k): the kernel detail, printed after the device work; NULL: none. */
 ZM_MUST_CHECK int zm_tally_print_text(FILE *out, const struct zm_model *model,
                                       struct zm_stats *stats, const struct zm_traffic *traffic,
+                                      struct zm_kernels *kernels,
                                       const struct zm_placement *placement,
                                       uint64_t max_name_size);
 ZM_MUST_CHECK int zm_tally_print_json(FILE *out, const struct zm_model *model,
                                       struct zm_stats *stats, const struct zm_traffic *traffic,
+                                      struct zm_kernels *kernels,
                                       const struct zm_placement *placement);
 
 #endif

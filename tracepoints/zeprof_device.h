@@ -19,14 +19,10 @@
  * the first 31 a compact header (docs/tracepoints.md, "Event order and header size"). */
 
 /* During each profiled append, on the calling thread (before its `_call` event). Payload is
- * cost: `context` is an argument for the call site's sake but not recorded (nothing reads it).
- * `dst` and `src`: a copy's or fill's pointers (0 otherwise), for the merger's memory traffic by
- * direction (the `_call` event carries no arguments in the default mode). Ten arguments: the
- * maximum. */
+ * cost: `context` is an argument for the call site's sake but not recorded (nothing reads it). */
 LTTNG_UST_TRACEPOINT_EVENT(zeprof_device, append,
     LTTNG_UST_TP_ARGS(uint64_t, call_id, uint64_t, device, uint64_t, context, uint64_t, list,
-        const char *, kind, const char *, name, uint64_t, bytes, uint64_t, groups, uint64_t, dst,
-        uint64_t, src),
+        const char *, kind, const char *, name, uint64_t, bytes, uint64_t, groups),
     LTTNG_UST_TP_FIELDS(
         lttng_ust_field_integer(uint64_t, call_id, call_id)
         lttng_ust_field_integer_hex(uint64_t, device, device)
@@ -35,8 +31,6 @@ LTTNG_UST_TRACEPOINT_EVENT(zeprof_device, append,
         lttng_ust_field_string(name, name)
         lttng_ust_field_integer(uint64_t, bytes, bytes)
         lttng_ust_field_integer(uint64_t, groups, groups)
-        lttng_ust_field_integer_hex(uint64_t, dst, dst)
-        lttng_ust_field_integer_hex(uint64_t, src, src)
     )
 )
 
@@ -56,6 +50,39 @@ LTTNG_UST_TRACEPOINT_EVENT(zeprof_device, device_timing,
         lttng_ust_field_integer(uint64_t, context_start, context_start)
         lttng_ust_field_integer(uint64_t, context_end, context_end)
         lttng_ust_field_integer(uint32_t, status, status)
+    )
+)
+
+/* Before the `append` of each profiled copy or fill (and of no other append: a kernel's `append`
+ * is the most frequent event and carries nothing for this), on the same thread: the pointers
+ * the merger places in host, device or shared memory for the traffic by direction. A fill's
+ * `src` is its pattern. */
+LTTNG_UST_TRACEPOINT_EVENT(zeprof_device, transfer,
+    LTTNG_UST_TP_ARGS(uint64_t, call_id, uint64_t, dst, uint64_t, src),
+    LTTNG_UST_TP_FIELDS(
+        lttng_ust_field_integer(uint64_t, call_id, call_id)
+        lttng_ust_field_integer_hex(uint64_t, dst, dst)
+        lttng_ust_field_integer_hex(uint64_t, src, src)
+    )
+)
+
+/* Before the `append` of a kernel launch whose shape differs from the last one this thread
+ * recorded for a kernel of that name (interposer/timing/timing_shape.c): the launch's group
+ * count, the kernel's group size and its SIMD width (0: not reported). Launches of an unchanged
+ * shape record nothing: the merger carries the shape forward per thread and kernel name. */
+LTTNG_UST_TRACEPOINT_EVENT(zeprof_device, kernel_shape,
+    LTTNG_UST_TP_ARGS(uint64_t, call_id, uint32_t, group_count_x, uint32_t, group_count_y,
+        uint32_t, group_count_z, uint32_t, group_size_x, uint32_t, group_size_y,
+        uint32_t, group_size_z, uint32_t, simd),
+    LTTNG_UST_TP_FIELDS(
+        lttng_ust_field_integer(uint64_t, call_id, call_id)
+        lttng_ust_field_integer(uint32_t, group_count_x, group_count_x)
+        lttng_ust_field_integer(uint32_t, group_count_y, group_count_y)
+        lttng_ust_field_integer(uint32_t, group_count_z, group_count_z)
+        lttng_ust_field_integer(uint32_t, group_size_x, group_size_x)
+        lttng_ust_field_integer(uint32_t, group_size_y, group_size_y)
+        lttng_ust_field_integer(uint32_t, group_size_z, group_size_z)
+        lttng_ust_field_integer(uint32_t, simd, simd)
     )
 )
 

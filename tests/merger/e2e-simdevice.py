@@ -78,7 +78,10 @@ def main():
         check_names(merge, trace, json.loads(result.stdout), timeline)
         check_traffic(merge, trace, json.loads(result.stdout))
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        if os.environ.get("ZEPROF_KEEP"):
+            print("kept", work)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
     return exit_status()
 
 

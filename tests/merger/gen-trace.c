@@ -71,7 +71,7 @@ static void launch(uint64_t call_id, uint64_t list, const char *name, uint64_t g
                          0x7ff000, 0, 0, 0);
     lttng_ust_tracepoint(zeprof_ze, zeCommandListAppendLaunchKernel_desc, (uint32_t)groups, 1, 1);
     lttng_ust_tracepoint(zeprof_device, append, call_id, DEVICE, CONTEXT, list, "kernel", name, 0,
-                         groups, 0, 0);
+                         groups);
     lttng_ust_tracepoint(zeprof_ze, zeCommandListAppendLaunchKernel_exit, 0);
 }
 
@@ -132,7 +132,7 @@ static int golden(void)
         lttng_ust_tracepoint(zeprof_ze, zeCommandListAppendMemoryCopy_entry, 0x100, 0x9000, 0xa000,
                              4096, 0, 0, 0);
         lttng_ust_tracepoint(zeprof_device, append, i, DEVICE, CONTEXT, 0x100, "copy",
-                             "zeCommandListAppendMemoryCopy", 4096, 0, 0xa000, 0x9000);
+                             "zeCommandListAppendMemoryCopy", 4096, 0);
         lttng_ust_tracepoint(zeprof_ze, zeCommandListAppendMemoryCopy_exit, 0);
         execute_and_sync(i, 0, 0x100, 0x100, 200, 0);
     }

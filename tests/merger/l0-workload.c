@@ -2,6 +2,8 @@
  * l0-workload: a small Level Zero program with a known shape, for the merger's end-to-end test
  * on the simulated device under the real shim (e2e-simdevice.py knows these counts):
  *   immediate list: 8 x zesim_spin (30 us) and 4 x 64 KiB copies, each waited for on an event;
+ *   the spins in two launch shapes (SHAPE_* below: 4 of 1x1 groups of size 1x1, then 4 of the
+ *   same kernel given another group size and count), for the kernel detail (-k);
  *   then one launch each of two kernels named as C++ compilers name them, each waited for: the
  *   SYCL kernel _ZTSZ4mainEUlvE_ (the typeinfo name of a lambda in main) and the function
  *   _Z3addPfS_ (add(float*, float*)), for the merger's demangling;
@@ -9,7 +11,8 @@
  *   for (TRAFFIC_* below: host to device from a zeMemAllocHost buffer, device to host into
  *   malloc'd memory, device to device into the middle of a device allocation, shared, fill of
  *   device memory);
- *   regular list: 1 x zesim_spin (50 us), executed 3 times, each followed by a queue sync.
+ *   regular list: 1 x zesim_spin (50 us, 1x1 groups of the second group size: a third shape),
+ *   executed 3 times, each followed by a queue sync.
  */
 #include <level_zero/ze_api.h>
 #include <stdint.h>
@@ -27,6 +30,13 @@
     } while (0)
 
 enum { SPINS = 8, COPIES = 4, EXECUTIONS = 3, COPY_BYTES = 64 * 1024 };
+/* The second launch shape of zesim_spin (e2e-simdevice.py knows it). */
+enum {
+    SHAPE_GROUP_SIZE_X = 16,
+    SHAPE_GROUP_SIZE_Y = 2,
+    SHAPE_GROUP_COUNT_X = 3,
+    SHAPE_GROUP_COUNT_Y = 2,
+};
 /* Bytes of each memory traffic direction's one append (e2e-simdevice.py knows them). */
 enum {
     TRAFFIC_HOST_TO_DEVICE = 8192,
@@ -87,8 +97,12 @@ int main(void)
     TRY(zeCommandListCreateImmediate(context, device, &queue_desc, &immediate));
     uint64_t spin_ns = 30000;
     TRY(zeKernelSetArgumentValue(spin, 0, sizeof(spin_ns), &spin_ns));
+    const ze_group_count_t second_groups = {SHAPE_GROUP_COUNT_X, SHAPE_GROUP_COUNT_Y, 1};
     for (int i = 0; i < SPINS; i++) {
-        TRY(zeCommandListAppendLaunchKernel(immediate, spin, &groups, event, 0, NULL));
+        if (i == SPINS / 2)
+            TRY(zeKernelSetGroupSize(spin, SHAPE_GROUP_SIZE_X, SHAPE_GROUP_SIZE_Y, 1));
+        const ze_group_count_t *launch = i < SPINS / 2 ? &groups : &second_groups;
+        TRY(zeCommandListAppendLaunchKernel(immediate, spin, launch, event, 0, NULL));
         TRY(zeEventHostSynchronize(event, UINT64_MAX));
         TRY(zeEventHostReset(event));
     }
