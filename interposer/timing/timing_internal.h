@@ -191,6 +191,9 @@ void timing_shape_set_group_size(ze_kernel_handle_t kernel, uint32_t x, uint32_t
  * for a kernel of that name last. `groups` NULL: not known here (indirect launches). */
 void timing_shape_record(const struct timing_kernel *kernel, uint64_t call_id,
                          const ze_group_count_t *groups);
+/* In a forked child (its only thread): the shapes the parent's thread recorded are not in the
+ * child's trace, so the child records its own from scratch. */
+void timing_shape_forget_after_fork(void);
 
 extern pthread_rwlock_t timing_registry_lock;
 extern pthread_mutex_t timing_app_event_mutex;

@@ -287,6 +287,7 @@ void timing_registry_forget_after_fork(void)
     timing_map_init(&live_pools);
     timing_map_init(&counter_based_pools);
     first_list = NULL;
+    timing_shape_forget_after_fork();
 }
 
 struct timing_context *timing_registry_remove_context(ze_context_handle_t handle)

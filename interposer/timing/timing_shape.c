@@ -9,10 +9,9 @@
  * and kernel name. Each thread keeps the last shape of a few names (direct-mapped by the name's
  * hash): a name pushed out of the cache is simply recorded again at its next launch.
  *
- * Limits: two names with the same 64-bit hash, alternating on one thread with different shapes,
- * would share a cache entry and be recorded at every launch, never wrongly; a forked child
- * inherits its thread's cache, so a kernel launched in the child with the parent's last shape is
- * shown without a shape.
+ * Limit: two names with the same 64-bit hash would share a cache entry: the second would not be
+ * recorded while its shape equals the first's last one (odds of 1 in 2^64 per pair of names).
+ * A forked child starts with an empty cache (timing_shape_forget_after_fork).
  */
 #include <string.h>
 
@@ -43,6 +42,11 @@ void timing_shape_set_group_size(ze_kernel_handle_t handle, uint32_t x, uint32_t
     __atomic_store_n(&kernel->group_size[0], x, __ATOMIC_RELAXED);
     __atomic_store_n(&kernel->group_size[1], y, __ATOMIC_RELAXED);
     __atomic_store_n(&kernel->group_size[2], z, __ATOMIC_RELAXED);
+}
+
+void timing_shape_forget_after_fork(void)
+{
+    memset(shapes_seen, 0, sizeof(shapes_seen));
 }
 
 void timing_shape_record(const struct timing_kernel *kernel, uint64_t call_id,
