@@ -221,34 +221,34 @@ static uint64_t region_bytes(const ze_copy_region_t *region)
 
 TIMING_APPEND_HOOKS_DETAIL(zeCommandListAppendLaunchKernel, hSignalEvent, args->hKernel,
                            LAUNCH_DETAIL(args->pLaunchFuncArgs),
-                    {"kernel", "zeCommandListAppendLaunchKernel", 0,
-                     group_total(args->pLaunchFuncArgs)})
+                           {"kernel", "zeCommandListAppendLaunchKernel", 0,
+                            group_total(args->pLaunchFuncArgs)})
 TIMING_APPEND_HOOKS_DETAIL(zeCommandListAppendLaunchCooperativeKernel, hSignalEvent,
                            args->hKernel, LAUNCH_DETAIL(args->pLaunchFuncArgs),
-                    {"kernel", "zeCommandListAppendLaunchCooperativeKernel", 0,
-                     group_total(args->pLaunchFuncArgs)})
+                           {"kernel", "zeCommandListAppendLaunchCooperativeKernel", 0,
+                            group_total(args->pLaunchFuncArgs)})
 /* Indirect launches: the group counts live in device memory, unreadable here (the shape says
  * so, rather than leave the kernel's previous shape to be carried forward). */
 TIMING_APPEND_HOOKS_DETAIL(zeCommandListAppendLaunchKernelIndirect, hSignalEvent, args->hKernel,
                            LAUNCH_DETAIL(NULL),
-                    {"kernel", "zeCommandListAppendLaunchKernelIndirect", 0, 0})
+                           {"kernel", "zeCommandListAppendLaunchKernelIndirect", 0, 0})
 TIMING_APPEND_HOOKS_DETAIL(zeCommandListAppendLaunchMultipleKernelsIndirect, hSignalEvent,
                            (args->numKernels == 1 && args->phKernels) ? args->phKernels[0] : NULL,
                            LAUNCH_DETAIL(NULL),
-                    {"kernel", "zeCommandListAppendLaunchMultipleKernelsIndirect", 0, 0})
+                           {"kernel", "zeCommandListAppendLaunchMultipleKernelsIndirect", 0, 0})
 TIMING_APPEND_HOOKS_DETAIL(zeCommandListAppendMemoryCopy, hSignalEvent, NULL,
                            TRANSFER_DETAIL(args->dstptr, args->srcptr),
-                    {"copy", "zeCommandListAppendMemoryCopy", args->size, 0})
+                           {"copy", "zeCommandListAppendMemoryCopy", args->size, 0})
 TIMING_APPEND_HOOKS_DETAIL(zeCommandListAppendMemoryCopyRegion, hSignalEvent, NULL,
                            TRANSFER_DETAIL(args->dstptr, args->srcptr),
-                    {"copy_region", "zeCommandListAppendMemoryCopyRegion",
-                     region_bytes(args->dstRegion ? args->dstRegion : args->srcRegion), 0})
+                           {"copy_region", "zeCommandListAppendMemoryCopyRegion",
+                            region_bytes(args->dstRegion ? args->dstRegion : args->srcRegion), 0})
 TIMING_APPEND_HOOKS_DETAIL(zeCommandListAppendMemoryCopyFromContext, hSignalEvent, NULL,
                            TRANSFER_DETAIL(args->dstptr, args->srcptr),
-                    {"copy", "zeCommandListAppendMemoryCopyFromContext", args->size, 0})
+                           {"copy", "zeCommandListAppendMemoryCopyFromContext", args->size, 0})
 TIMING_APPEND_HOOKS_DETAIL(zeCommandListAppendMemoryFill, hSignalEvent, NULL,
                            TRANSFER_DETAIL(args->ptr, args->pattern),
-                    {"fill", "zeCommandListAppendMemoryFill", args->size, 0})
+                           {"fill", "zeCommandListAppendMemoryFill", args->size, 0})
 TIMING_APPEND_HOOKS(zeCommandListAppendImageCopy, hSignalEvent, NULL,
                     {"image_copy", "zeCommandListAppendImageCopy", 0, 0})
 TIMING_APPEND_HOOKS(zeCommandListAppendImageCopyRegion, hSignalEvent, NULL,
