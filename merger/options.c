@@ -9,7 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OPT_MAX_RATE_PPM = 256, OPT_MANGLED, OPT_MAX_NAME_SIZE, OPT_VERSION, OPT_REDUCE, OPT_NO_SPANS };
+enum {
+    OPT_MAX_RATE_PPM = 256,
+    OPT_MANGLED,
+    OPT_MAX_NAME_SIZE,
+    OPT_VERSION,
+    OPT_REDUCE,
+    OPT_NO_SPANS
+};
 
 const char *zm_options_usage(void)
 {
@@ -19,6 +26,7 @@ const char *zm_options_usage(void)
            "\n"
            "  -e, --extended        split rows by host, process, thread and device\n"
            "  -j, --json            print the tally as JSON\n"
+           "  -k, --kernel-verbose  kernel rows split by group count, group size and SIMD width\n"
            "  -l, --timeline FILE   write the timeline (Chrome Trace Event JSON) to FILE\n"
            "  -t, --trace           print every event as one text line, time-ordered per host\n"
            "      --mangled         keep kernel names as recorded (default: demangled)\n"
@@ -60,6 +68,7 @@ enum zm_options_status zm_options_parse(struct zm_options *options, int argc, ch
     static const struct option long_options[] = {
         {"extended", no_argument, NULL, 'e'},
         {"json", no_argument, NULL, 'j'},
+        {"kernel-verbose", no_argument, NULL, 'k'},
         {"timeline", required_argument, NULL, 'l'},
         {"trace", no_argument, NULL, 't'},
         {"mangled", no_argument, NULL, OPT_MANGLED},
@@ -80,13 +89,16 @@ enum zm_options_status zm_options_parse(struct zm_options *options, int argc, ch
     optind = 0;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "ejl:tvho:J:", long_options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "ejkl:tvho:J:", long_options, NULL)) != -1) {
         switch (c) {
         case 'e':
             options->extended = true;
             break;
         case 'j':
             options->json = true;
+            break;
+        case 'k':
+            options->kernel_verbose = true;
             break;
         case 'l':
             options->timeline = optarg;

@@ -133,6 +133,25 @@ static int replay_frames(struct replay *replay, struct zm_partial_cursor *in)
     return in->failed ? -1 : 0;
 }
 
+/* A launch shape as put_shape wrote it. */
+static void get_shape(struct zm_partial_cursor *in, struct zm_kernel_shape *shape)
+{
+    *shape = (struct zm_kernel_shape){0};
+    uint64_t known = zm_partial_get_u64(in);
+    if (known > 1) {
+        in->failed = true;
+        return;
+    }
+    shape->known = known;
+    if (!known)
+        return;
+    for (int i = 0; i < 3; i++)
+        shape->count[i] = (uint32_t)zm_partial_get_u64(in);
+    for (int i = 0; i < 3; i++)
+        shape->size[i] = (uint32_t)zm_partial_get_u64(in);
+    shape->simd = (uint32_t)zm_partial_get_u64(in);
+}
+
 static int replay_totals(struct replay *replay, struct zm_partial_cursor *in)
 {
     const struct zm_span_sink *sink = replay->sink;
@@ -161,7 +180,10 @@ static int replay_totals(struct replay *replay, struct zm_partial_cursor *in)
         if (!(totals.name = get_name(replay, in)) ||
             check_label(replay, in, zm_partial_get_u64(in), &totals.device_label) != 0)
             return -1;
+        totals.direction = (uint32_t)zm_partial_get_u64(in);
+        get_shape(in, &totals.shape);
         totals.calls = zm_partial_get_u64(in);
+        totals.bytes = zm_partial_get_u64(in);
         totals.total_ns = zm_partial_get_i64(in);
         totals.min_ns = zm_partial_get_i64(in);
         totals.max_ns = zm_partial_get_i64(in);
@@ -339,6 +361,9 @@ static int replay_spans(struct replay *replay, struct zm_partial_cursor *in)
         device.duration_ns = zm_partial_get_i64(in);
         device.call_id = zm_partial_get_u64(in);
         device.execution = zm_partial_get_u64(in);
+        device.bytes = zm_partial_get_u64(in);
+        device.direction = (uint32_t)zm_partial_get_u64(in);
+        get_shape(in, &device.shape);
         if (device.linked) {
             device.api_tid = zm_partial_get_i64(in);
             device.append_ns = wrapping_add(start_ns, zm_partial_get_i64(in));

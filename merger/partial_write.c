@@ -1,6 +1,8 @@
 /* partial_write: the partial file of --reduce, written from the model's spans (partial_write.h). */
 #include "partial_write.h"
 
+#include "grow.h"
+#include "intern.h"
 #include "map.h"
 #include "partial_format.h"
 #include "stats.h"
@@ -16,6 +18,23 @@
 
 /* Spans are encoded into `spans` and written out whenever it holds this much. */
 #define SPAN_FLUSH_SIZE (256 * 1024)
+
+/* Device work of one name on one device with one traffic direction and one launch shape: the
+ * finest split of the device rows, of the memory traffic and of the kernel detail (-k). */
+struct device_row {
+    const char *name; /* Weak: interned by the model, as recorded */
+    uint32_t label, direction;
+    struct zm_kernel_shape shape;
+    uint64_t calls, bytes;
+    int64_t total_ns, min_ns, max_ns;
+};
+
+struct device_table {
+    struct device_row *rows; /* Owned by this */
+    size_t count, capacity;
+    struct zm_map index;   /* (name, key) -> row */
+    struct zm_intern keys; /* label, direction and shape as text: one pointer per distinct one */
+};
 
 /* What the model held when the current host began: the host's share is what was added since. */
 struct host_start {
@@ -36,6 +55,7 @@ struct zm_partial_writer {
     struct host_start start;
     struct zm_stats stats;         /* extended: the finest split, whatever the merge will print */
     struct zm_telemetry telemetry; /* per device of the host */
+    struct device_table devices;   /* the host's device work (the API rows are in `stats`) */
     long spans_head;               /* offset of the spans section's size and hash */
     uint64_t spans_size, spans_hash;
     struct zm_partial_buffer span_bytes;
@@ -77,6 +97,8 @@ struct zm_partial_writer *zm_partial_writer_open(const char *path, bool spans, c
     writer->spans = spans;
     zm_stats_init(&writer->stats, true);
     zm_telemetry_init(&writer->telemetry);
+    zm_map_init(&writer->devices.index);
+    zm_intern_init(&writer->devices.keys);
     zm_map_init(&writer->strings);
     snprintf(writer->temp_path, length + 12, "%s.tmp.XXXXXX", path);
     int fd = mkstemp(writer->temp_path);
@@ -166,6 +188,19 @@ static int64_t difference(int64_t a, int64_t b)
     return (int64_t)((uint64_t)a - (uint64_t)b);
 }
 
+/* A launch shape: known or not, then its seven numbers when known. */
+static void put_shape(struct zm_partial_buffer *out, const struct zm_kernel_shape *shape)
+{
+    zm_partial_put_u64(out, shape->known);
+    if (!shape->known)
+        return;
+    for (int i = 0; i < 3; i++)
+        zm_partial_put_u64(out, shape->count[i]);
+    for (int i = 0; i < 3; i++)
+        zm_partial_put_u64(out, shape->size[i]);
+    zm_partial_put_u64(out, shape->simd);
+}
+
 /* A name in the spans section: its number, followed by its text the first time. */
 static void put_name(struct zm_partial_writer *writer, const char *name)
 {
@@ -196,6 +231,57 @@ static int span_written(struct zm_partial_writer *writer)
     return writer->failed || writer->span_bytes.failed ? -1 : 0;
 }
 
+static void devices_release(struct device_table *devices)
+{
+    free(devices->rows);
+    zm_map_release(&devices->index);
+    zm_intern_release(&devices->keys);
+    *devices = (struct device_table){0};
+    zm_map_init(&devices->index);
+    zm_intern_init(&devices->keys);
+}
+
+/* Adds executions to the row of their name, device, direction and shape; -1 when out of memory. */
+static int add_device_work(struct device_table *devices, const struct zm_device_totals *work)
+{
+    const struct zm_kernel_shape *shape = &work->shape;
+    char text[160];
+    snprintf(text, sizeof(text), "%u|%u|%d|%u,%u,%u|%u,%u,%u|%u", work->device_label,
+             work->direction, shape->known, shape->count[0], shape->count[1], shape->count[2],
+             shape->size[0], shape->size[1], shape->size[2], shape->simd);
+    const char *key = zm_intern(&devices->keys, text);
+    if (!key)
+        return -1;
+    uint64_t *found =
+        zm_map_find(&devices->index, (uint64_t)(uintptr_t)work->name, (uint64_t)(uintptr_t)key);
+    struct device_row *row;
+    if (found) {
+        row = &devices->rows[*found];
+    } else {
+        if (ZM_GROW(devices->rows, devices->capacity, devices->count + 1, 16) != 0 ||
+            zm_map_put(&devices->index, (uint64_t)(uintptr_t)work->name, (uint64_t)(uintptr_t)key,
+                       devices->count) != 0)
+            return -1;
+        row = &devices->rows[devices->count++];
+        *row = (struct device_row){.name = work->name,
+                                   .label = work->device_label,
+                                   .direction = work->direction,
+                                   .shape = *shape,
+                                   .min_ns = INT64_MAX,
+                                   .max_ns = INT64_MIN};
+        if (!shape->known) /* an unknown shape's numbers mean nothing: one row for all */
+            row->shape = (struct zm_kernel_shape){0};
+    }
+    row->calls += work->calls;
+    row->bytes += work->bytes;
+    row->total_ns = (int64_t)((uint64_t)row->total_ns + (uint64_t)work->total_ns);
+    if (work->min_ns < row->min_ns)
+        row->min_ns = work->min_ns;
+    if (work->max_ns > row->max_ns)
+        row->max_ns = work->max_ns;
+    return 0;
+}
+
 static int api_span(void *context, const struct zm_api_span *span)
 {
     struct zm_partial_writer *writer = context;
@@ -218,8 +304,20 @@ static int api_span(void *context, const struct zm_api_span *span)
 static int device_span(void *context, const struct zm_device_span *span)
 {
     struct zm_partial_writer *writer = context;
-    if (!span->totalled && zm_stats_add_device(&writer->stats, span) != 0)
-        return -1;
+    if (!span->totalled) {
+        struct zm_device_totals work = {.device_label = span->device_label,
+                                        .name = span->name,
+                                        .direction = span->direction,
+                                        .shape = span->shape,
+                                        .calls = 1,
+                                        .bytes = span->bytes,
+                                        .total_ns = span->duration_ns,
+                                        .min_ns = span->duration_ns,
+                                        .max_ns = span->duration_ns};
+        zm_supervise_progress();
+        if (add_device_work(&writer->devices, &work) != 0)
+            return -1;
+    }
     if (!writer->spans)
         return 0;
     struct zm_partial_buffer *out = &writer->span_bytes;
@@ -235,6 +333,9 @@ static int device_span(void *context, const struct zm_device_span *span)
     zm_partial_put_i64(out, span->duration_ns);
     zm_partial_put_u64(out, span->call_id);
     zm_partial_put_u64(out, span->execution);
+    zm_partial_put_u64(out, span->bytes);
+    zm_partial_put_u64(out, span->direction);
+    put_shape(out, &span->shape);
     if (span->linked) {
         zm_partial_put_i64(out, span->api_tid);
         zm_partial_put_i64(out, difference(span->append_ns, span->start_ns));
@@ -281,7 +382,7 @@ static int api_totals(void *context, const struct zm_api_totals *totals)
 static int device_totals(void *context, const struct zm_device_totals *totals)
 {
     struct zm_partial_writer *writer = context;
-    return zm_stats_add_device_totals(&writer->stats, totals);
+    return add_device_work(&writer->devices, totals);
 }
 
 /* The current host's frame marks, in the order the model's index holds its frames (so that a
@@ -416,13 +517,16 @@ static void put_summary(struct zm_partial_writer *writer, struct zm_partial_buff
         zm_partial_put_i64(out, row->min_ns);
         zm_partial_put_i64(out, row->max_ns);
     }
-    const struct zm_stat_table *device = &writer->stats.device;
-    zm_partial_put_u64(out, device->count);
-    for (size_t i = 0; i < device->count; i++) {
-        const struct zm_stat_row *row = &device->rows[i];
+    const struct device_table *work = &writer->devices;
+    zm_partial_put_u64(out, work->count);
+    for (size_t i = 0; i < work->count; i++) {
+        const struct device_row *row = &work->rows[i];
         zm_partial_put_string(out, row->name);
-        zm_partial_put_u64(out, row->device - start->labels);
+        zm_partial_put_u64(out, row->label - start->labels);
+        zm_partial_put_u64(out, row->direction);
+        put_shape(out, &row->shape);
         zm_partial_put_u64(out, row->calls);
+        zm_partial_put_u64(out, row->bytes);
         zm_partial_put_i64(out, row->total_ns);
         zm_partial_put_i64(out, row->min_ns);
         zm_partial_put_i64(out, row->max_ns);
@@ -452,6 +556,7 @@ static int end_host(void *context)
     zm_stats_release(&writer->stats);
     zm_stats_init(&writer->stats, true);
     zm_telemetry_release(&writer->telemetry);
+    devices_release(&writer->devices);
     writer->host_count++;
     return writer->failed ? -1 : 0;
 }
@@ -520,6 +625,9 @@ void zm_partial_writer_abort(struct zm_partial_writer *writer)
     }
     zm_stats_release(&writer->stats);
     zm_telemetry_release(&writer->telemetry);
+    devices_release(&writer->devices);
+    zm_map_release(&writer->devices.index);
+    zm_intern_release(&writer->devices.keys);
     zm_map_release(&writer->strings);
     zm_partial_buffer_release(&writer->span_bytes);
     free(writer->temp_path);

@@ -28,6 +28,14 @@ struct zm_api_span {
     bool totalled;  /* replayed from a partial: already in the totals given with it */
 };
 
+/* A kernel launch's shape (-k, kernels.h), as the shim's `kernel_shape` recorded it: the group
+ * count, the kernel's group size, its SIMD width. A count or size of 0,0,0 is not known (an
+ * indirect launch; a group size the program never set); simd 0: not reported. */
+struct zm_kernel_shape {
+    uint32_t count[3], size[3], simd;
+    bool known; /* false: no shape recorded (not a kernel, or a trace without the events) */
+};
+
 /* One execution of an appended command on a device. */
 struct zm_device_span {
     uint32_t host;
@@ -42,12 +50,16 @@ struct zm_device_span {
     uint64_t call_id, execution;
     bool linked; /* the append was seen: api_tid and append_ns say where */
     int64_t api_tid, append_ns;
-    bool totalled; /* replayed from a partial: already in the totals given with it */
+    uint64_t bytes;     /* a copy's or fill's size (0 otherwise) */
+    uint32_t direction; /* enum zm_traffic_direction (traffic.h): NONE unless a copy or fill */
+    struct zm_kernel_shape shape; /* kernels: the launch's shape */
+    bool totalled;                /* replayed from a partial: already in the totals given with it */
 };
 
 /* Spans already summed (a partial, partial.h): one row of the tally at its finest split, the
- * host's API calls of one function on one thread, or its device work of one name on one device.
- * Merging these is exact: counts, totals and errors add, min and max take the extremes. */
+ * host's API calls of one function on one thread, or its device work of one name on one device
+ * with one traffic direction and one launch shape. Merging these is exact: counts, totals, bytes
+ * and errors add, min and max take the extremes. */
 struct zm_api_totals {
     uint32_t host;
     int64_t pid, tid;
@@ -59,8 +71,10 @@ struct zm_api_totals {
 struct zm_device_totals {
     uint32_t host;
     uint32_t device_label;
-    const char *name; /* Weak: interned, as recorded (not demangled) */
-    uint64_t calls;
+    const char *name;             /* Weak: interned, as recorded (not demangled) */
+    uint32_t direction;           /* as the spans' */
+    struct zm_kernel_shape shape; /* as the spans' */
+    uint64_t calls, bytes;
     int64_t total_ns, min_ns, max_ns;
 };
 
