@@ -277,7 +277,7 @@ int main(void)
     char output[] = "/tmp/zeprof-bench-XXXXXX";
     if (private_daemon == NULL || strcmp(private_daemon, "1") != 0 || mkdtemp(output) == NULL ||
         start_session("zeprof-percall", output,
-                      "--buffers-uid --overwrite --subbuf-size=2M --num-subbuf=4") != 0) {
+                      "--buffers-uid --overwrite --subbuf-size=256K --num-subbuf=8") != 0) {
         printf("[per call] skipped: no session daemon reachable (run under "
                "tests/harness/with-lttng)\n");
         return 0;
@@ -304,7 +304,7 @@ int main(void)
     char size_output[] = "/tmp/zeprof-bench-XXXXXX";
     if (mkdtemp(size_output) == NULL ||
         start_session("zeprof-size", size_output,
-                      "--buffers-uid --subbuf-size=2M --num-subbuf=4 --blocking-timeout=inf") != 0) {
+                      "--buffers-uid --subbuf-size=256K --num-subbuf=8 --blocking-timeout=inf") != 0) {
         printf("[trace size] skipped: cannot create a blocking session\n");
         return 0;
     }
