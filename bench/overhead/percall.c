@@ -256,6 +256,20 @@ static void remove_tree(const char *path)
         fprintf(stderr, "zeprof-bench-percall: cannot remove %s\n", path);
 }
 
+/* The machine is shared: the figures are read with its load beside them. */
+static void print_load(void)
+{
+    double load = -1;
+    FILE *file = fopen("/proc/loadavg", "r");
+
+    if (file) {
+        if (fscanf(file, "%lf", &load) != 1)
+            load = -1;
+        fclose(file);
+    }
+    printf("[per call] machine load: %.2f (1 min)\n", load);
+}
+
 int main(void)
 {
     struct functions wrapped, direct;
@@ -292,6 +306,7 @@ int main(void)
     end_session("zeprof-percall");
     remove_tree(output);
 
+    print_load();
     printf("[per call] bare LTTng-UST event (two 64-bit fields), same session: %.1f ns\n", bare);
     printf("[per call] cheap: %d zeKernelSetArgumentValue: direct %.1f ns, traced %.1f ns: "
            "%+.1f ns per call = %.2f bare events (goal <= 1.3)\n", CHEAP_CALLS, d_cheap, w_cheap,
