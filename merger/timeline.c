@@ -21,7 +21,7 @@
 #define SORTER_BUDGET (32u << 20) /* bytes of records kept in memory before a run is spilled */
 
 enum lane_kind { LANE_PROCESS, LANE_THREAD, LANE_DEVICE, LANE_QUEUE };
-enum record_type { RECORD_API = 1, RECORD_DEVICE, RECORD_FLOW_START };
+enum record_type { RECORD_API = 1, RECORD_DEVICE, RECORD_FLOW_START, RECORD_COUNTER };
 
 struct sibling {
     uint32_t number;
@@ -59,6 +59,12 @@ struct flow_record {
     uint8_t type;
     uint32_t thread_lane;
     uint64_t flow;
+};
+
+struct counter_record {
+    uint8_t type, kind; /* kind: enum zm_counter_kind */
+    uint32_t device_lane;
+    double value;
 };
 
 struct zm_timeline {
@@ -462,6 +468,23 @@ int zm_timeline_device_span(struct zm_timeline *timeline, const struct zm_device
     return zm_sorter_add(&timeline->sorter, span->start_ns, span->host, &record, sizeof(record));
 }
 
+int zm_timeline_counter(struct zm_timeline *timeline, const struct zm_counter_sample *sample)
+{
+    long device = lane_for(
+        timeline, &timeline->device_lanes, sample->host, sample->device_label,
+        &(struct lane){.kind = LANE_DEVICE, .host = sample->host, .device_name = sample->device_name});
+    if (device < 0)
+        return -1;
+    struct counter_record record;
+    memset(&record, 0, sizeof(record));
+    record.type = RECORD_COUNTER;
+    record.kind = (uint8_t)sample->kind;
+    record.device_lane = (uint32_t)device;
+    record.value = sample->value;
+    return zm_sorter_add(&timeline->sorter, sample->time_ns, sample->host, &record,
+                         sizeof(record));
+}
+
 int zm_timeline_end_host(struct zm_timeline *timeline)
 {
     return zm_sorter_flush(&timeline->sorter);
@@ -634,6 +657,24 @@ static int emit(void *context, int64_t axis_ns, uint32_t host, const void *paylo
         separator(timeline);
         flow_event(text, "{\"ph\":\"s\"", ts, record.flow, timeline->lanes[thread->parent].number,
                    thread->number);
+    } else if (type == RECORD_COUNTER) {
+        /* A counter track per kind on the device's process lane (docs/interface.md). */
+        static const char *const names[ZM_COUNTER_KINDS] = {"utilization %", "frequency MHz",
+                                                             "power W", "memory MiB"};
+        struct counter_record record;
+        memcpy(&record, payload, sizeof(record));
+        char value[64];
+        int length = snprintf(value, sizeof(value), "%.3f", record.value);
+        separator(timeline);
+        zm_jsonout_literal(text, "{\"ph\":\"C\",\"cat\":\"telemetry\",\"name\":\"");
+        zm_jsonout_raw(text, names[record.kind], strlen(names[record.kind]));
+        zm_jsonout_literal(text, "\",\"ts\":");
+        zm_jsonout_micros(text, ts);
+        zm_jsonout_literal(text, ",\"pid\":");
+        zm_jsonout_u64(text, timeline->lanes[record.device_lane].number);
+        zm_jsonout_literal(text, ",\"args\":{\"value\":");
+        zm_jsonout_raw(text, value, length > 0 ? (size_t)length : 0);
+        zm_jsonout_literal(text, "}}");
     } else if (type == RECORD_DEVICE) {
         struct device_record record;
         memcpy(&record, payload, sizeof(record));
