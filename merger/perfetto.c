@@ -49,6 +49,9 @@ struct perfetto_writer {
     uint64_t next_name_iid;
     char *clean; /* Owned by this: the last name made valid UTF-8 */
     size_t clean_capacity;
+    /* Slices that start at the same instant, held until a later instant (below); Owned */
+    struct zm_timeline_slice *group;
+    size_t group_count, group_capacity;
 };
 
 static bool reserve(struct perfetto_writer *writer, size_t more)
@@ -197,6 +200,7 @@ static void perfetto_free(void *context)
     if (!writer)
         return;
     zm_map_release(&writer->names);
+    free(writer->group);
     free(writer->data);
     free(writer->clean);
     free(writer);
@@ -253,9 +257,8 @@ static void annotate(Perfetto__Protos__DebugAnnotation *annotation, uint64_t nam
     annotation->name_iid = name_iid;
 }
 
-static int perfetto_slice(void *context, const struct zm_timeline_slice *slice)
+static int write_slice(struct perfetto_writer *writer, const struct zm_timeline_slice *slice)
 {
-    struct perfetto_writer *writer = context;
     /* The name's iid; a name seen for the first time is interned in this packet. */
     Perfetto__Protos__InternedData interned = PERFETTO__PROTOS__INTERNED_DATA__INIT;
     Perfetto__Protos__EventName new_name = PERFETTO__PROTOS__EVENT_NAME__INIT;
@@ -346,11 +349,47 @@ static int perfetto_slice(void *context, const struct zm_timeline_slice *slice)
     return write_packet(writer, &packet);
 }
 
+/* Writes the held slices, longest first. A slice's end packet follows its begin at once, and the
+ * reader orders packets by time, keeping the file's order between equal times: a call and a call
+ * nested in it that start at the same instant (the inner one completes, and so arrives, first)
+ * must begin outermost first, or the inner end would close the outer slice. */
+static int write_group(struct perfetto_writer *writer)
+{
+    struct zm_timeline_slice *group = writer->group;
+    for (size_t i = 1; i < writer->group_count; i++) {
+        struct zm_timeline_slice moved = group[i];
+        size_t j = i;
+        for (; j > 0 && group[j - 1].duration_ns < moved.duration_ns; j--)
+            group[j] = group[j - 1];
+        group[j] = moved;
+    }
+    int status = 0;
+    for (size_t i = 0; i < writer->group_count && status == 0; i++)
+        status = write_slice(writer, &group[i]);
+    writer->group_count = 0;
+    return status;
+}
+
+static int perfetto_slice(void *context, const struct zm_timeline_slice *slice)
+{
+    struct perfetto_writer *writer = context;
+    if (writer->group_count > 0 && writer->group[0].ts_ns != slice->ts_ns &&
+        write_group(writer) != 0)
+        return -1;
+    if (ZM_GROW(writer->group, writer->group_capacity, writer->group_count + 1, 16) != 0)
+        return -1;
+    writer->group[writer->group_count++] = *slice;
+    return 0;
+}
+
 static int perfetto_flow_start(void *context, int64_t ts_ns, uint64_t flow, uint32_t process,
                                uint32_t lane)
 {
     struct perfetto_writer *writer = context;
     (void)process;
+    /* After the slices that begin with it: the append lies inside its call. */
+    if (write_group(writer) != 0)
+        return -1;
     uint64_t category = CATEGORY_APPEND;
     Perfetto__Protos__TrackEvent event = PERFETTO__PROTOS__TRACK_EVENT__INIT;
     event.has_type = true;
@@ -398,6 +437,8 @@ int zm_perfetto_counter_track(void *context, uint64_t uuid, uint64_t parent, con
 int zm_perfetto_counter(void *context, uint64_t uuid, int64_t ts_ns, double value)
 {
     struct perfetto_writer *writer = context;
+    if (write_group(writer) != 0)
+        return -1;
     Perfetto__Protos__TrackEvent event = PERFETTO__PROTOS__TRACK_EVENT__INIT;
     event.has_type = true;
     event.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_COUNTER;
@@ -523,7 +564,7 @@ static int write_metadata(struct perfetto_writer *writer, json_t *metadata)
 static int perfetto_end(void *context, json_t *metadata)
 {
     struct perfetto_writer *writer = context;
-    if (write_metadata(writer, metadata) != 0)
+    if (write_group(writer) != 0 || write_metadata(writer, metadata) != 0)
         writer->failed = true;
     return flush(writer);
 }

@@ -1,0 +1,192 @@
+/* Unit test of the Perfetto format (merger/perfetto.c) alone: lanes, slices, a flow, a counter
+ * track and the metadata written through zm_perfetto_format, then read back with protobuf-c's
+ * decoder, packet by packet and as one whole Trace message. The end-to-end comparison with the
+ * JSON timeline on real traces is tests/merger/check-perfetto.py. */
+#include "check.h"
+#include "perfetto.h"
+#include "perfetto_trace.pb-c.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef Perfetto__Protos__TracePacket Packet;
+
+/* The file's packets, decoded one by one from its `packet` fields; NULL-terminated. */
+static Packet **read_packets(const uint8_t *data, size_t size, size_t *count)
+{
+    Packet **packets = calloc(size + 1, sizeof(*packets));
+    size_t n = 0, at = 0;
+    while (packets && at < size) {
+        CHECK_EQ(data[at], 0x0a); /* field 1, length-delimited */
+        at++;
+        uint64_t length = 0;
+        for (int shift = 0; at < size; shift += 7) {
+            uint8_t byte = data[at++];
+            length |= (uint64_t)(byte & 0x7f) << shift;
+            if (!(byte & 0x80))
+                break;
+        }
+        CHECK(at + length <= size);
+        if (at + length > size)
+            break;
+        packets[n] = perfetto__protos__trace_packet__unpack(NULL, length, data + at);
+        CHECK(packets[n] != NULL);
+        if (!packets[n])
+            break;
+        n++;
+        at += length;
+    }
+    *count = n;
+    return packets;
+}
+
+static const Perfetto__Protos__TrackEvent *event_of(Packet **packets, size_t count, size_t *from,
+                                                    Perfetto__Protos__TrackEvent__Type type)
+{
+    for (; *from < count; (*from)++) {
+        const Perfetto__Protos__TrackEvent *event = packets[*from]->track_event;
+        if (event && event->type == type)
+            return event;
+    }
+    return NULL;
+}
+
+static void test_perfetto_round_trip(void)
+{
+    FILE *file = tmpfile();
+    CHECK(file != NULL);
+    if (!file)
+        return;
+    void *writer = zm_perfetto_format.new(file);
+    CHECK(writer != NULL);
+    struct zm_timeline_lane lanes[] = {
+        {ZM_LANE_PROCESS, 1, 1, "host pid 7", 7, 0},
+        {ZM_LANE_THREAD, 2, 1, "tid 8", 7, 8},
+        {ZM_LANE_DEVICE, 3, 3, "host GPU \xff", 0, 0},
+        {ZM_LANE_QUEUE, 4, 3, "queue 0x10 pid 7", 7, 0},
+    };
+    for (size_t i = 0; i < sizeof(lanes) / sizeof(lanes[0]); i++)
+        CHECK_EQ(zm_perfetto_format.lane(writer, &lanes[i], 0), 0);
+    static const char inner[] = "zeInner", outer[] = "zeOuter", kernel[] = "kernel";
+    /* The inner call completes first and so arrives first; both start at 100. */
+    struct zm_timeline_slice api = {.name = inner, .hostname = "host", .ts_ns = 100,
+                                    .duration_ns = 10, .process = 1, .lane = 2, .pid = 7,
+                                    .tid = 8, .result = 0x78000001u, .synthetic = true};
+    CHECK_EQ(zm_perfetto_format.slice(writer, &api), 0);
+    api.name = outer;
+    api.duration_ns = 50;
+    api.result = 0;
+    api.synthetic = false;
+    api.placement_bound_ns = 33;
+    CHECK_EQ(zm_perfetto_format.slice(writer, &api), 0);
+    CHECK_EQ(zm_perfetto_format.flow_start(writer, 100, 5, 1, 2), 0);
+    CHECK_EQ(zm_perfetto_counter_track(writer, 1000, 3, "frequency", "MHz"), 0);
+    CHECK_EQ(zm_perfetto_counter(writer, 1000, 150, 1200.5), 0);
+    struct zm_timeline_slice device = {.device = true, .name = kernel, .hostname = "host",
+                                       .ts_ns = 200, .duration_ns = 40, .process = 3, .lane = 4,
+                                       .pid = 7, .device_name = "GPU", .uncertainty_ns = 9,
+                                       .queue = 0x10, .call_id = 12, .execution = 2, .flow = 5};
+    CHECK_EQ(zm_perfetto_format.slice(writer, &device), 0);
+    device.ts_ns = 300;
+    device.flow = 0;
+    CHECK_EQ(zm_perfetto_format.slice(writer, &device), 0);
+    CHECK_EQ(zm_perfetto_counter(writer, 1000, 350, 1300), 0);
+    json_t *metadata = json_pack("{s:[{s:s, s:s, s:I}], s:I}", "hosts", "hostname", "host",
+                                 "role", "axis", "offset_ns", (json_int_t)-4, "origin_ns",
+                                 (json_int_t)5);
+    CHECK_EQ(zm_perfetto_format.end(writer, metadata), 0);
+    json_decref(metadata);
+    zm_perfetto_format.free(writer);
+
+    long size = ftell(file);
+    CHECK(size > 0);
+    uint8_t *data = malloc((size_t)size);
+    rewind(file);
+    CHECK_EQ(fread(data, 1, (size_t)size, file), size);
+    fclose(file);
+    /* The whole file is one Trace message. */
+    Perfetto__Protos__Trace *trace = perfetto__protos__trace__unpack(NULL, (size_t)size, data);
+    CHECK(trace != NULL);
+    size_t count;
+    Packet **packets = read_packets(data, (size_t)size, &count);
+    CHECK_EQ(trace ? trace->n_packet : 0, count);
+    perfetto__protos__trace__free_unpacked(trace, NULL);
+    /* First packet: clears the state; 4 lanes; then the slices. */
+    CHECK(count > 5 && packets[0]->sequence_flags == 1 && packets[0]->first_packet_on_sequence);
+    for (size_t i = 0; i < count; i++)
+        CHECK_EQ(packets[i]->trusted_packet_sequence_id, 1);
+    CHECK_EQ(packets[2]->track_descriptor->thread->tid, 2);
+    CHECK_EQ(packets[2]->track_descriptor->thread->pid, 1);
+    CHECK(strcmp(packets[3]->track_descriptor->name, "host GPU \xef\xbf\xbd") == 0);
+    CHECK_EQ(packets[4]->track_descriptor->parent_uuid, 3);
+    /* Outer before inner at the same instant, each end right after its begin. */
+    size_t at = 0;
+    const Perfetto__Protos__TrackEvent *begin =
+        event_of(packets, count, &at, PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN);
+    CHECK(begin && begin->track_uuid == 2 && packets[at]->timestamp == 100);
+    CHECK(begin && packets[at]->interned_data &&
+          strcmp(packets[at]->interned_data->event_names[0]->name, outer) == 0);
+    CHECK(begin && begin->n_debug_annotations == 2 && begin->debug_annotations[1]->int_value == 33);
+    CHECK(at + 1 < count && packets[at + 1]->timestamp == 150 &&
+          packets[at + 1]->track_event->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END);
+    at++;
+    begin = event_of(packets, count, &at, PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN);
+    CHECK(begin && packets[at]->interned_data &&
+          strcmp(packets[at]->interned_data->event_names[0]->name, inner) == 0);
+    CHECK(begin && begin->n_debug_annotations == 2 &&
+          begin->debug_annotations[0]->uint_value == 0x78000001u &&
+          begin->debug_annotations[1]->bool_value);
+    CHECK(at + 1 < count && packets[at + 1]->timestamp == 110);
+    /* The append instant carries the flow the first device slice ends. */
+    const Perfetto__Protos__TrackEvent *append =
+        event_of(packets, count, &at, PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT);
+    CHECK(append && append->n_flow_ids == 1 && append->flow_ids[0] == 5 &&
+          append->track_uuid == 2 && append->name_iid == 1);
+    /* The counter track and its two values. */
+    size_t counter_at = 0;
+    const Perfetto__Protos__TrackEvent *value =
+        event_of(packets, count, &counter_at, PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_COUNTER);
+    CHECK(value && value->track_uuid == 1000 && value->double_counter_value == 1200.5 &&
+          packets[counter_at]->timestamp == 150);
+    CHECK(counter_at > 0 && packets[counter_at - 1]->track_descriptor &&
+          packets[counter_at - 1]->track_descriptor->counter &&
+          strcmp(packets[counter_at - 1]->track_descriptor->counter->unit_name, "MHz") == 0 &&
+          packets[counter_at - 1]->track_descriptor->parent_uuid == 3);
+    counter_at++;
+    value =
+        event_of(packets, count, &counter_at, PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_COUNTER);
+    CHECK(value && value->double_counter_value == 1300 && packets[counter_at]->timestamp == 350);
+    begin = event_of(packets, count, &at, PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN);
+    CHECK(begin && begin->track_uuid == 4 && begin->n_terminating_flow_ids == 1 &&
+          begin->terminating_flow_ids[0] == 5 && begin->n_debug_annotations == 3 &&
+          begin->debug_annotations[1]->uint_value == 12);
+    at++;
+    begin = event_of(packets, count, &at, PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN);
+    CHECK(begin && begin->n_terminating_flow_ids == 0 && begin->name_iid == 4 &&
+          !packets[at]->interned_data); /* the name was interned once */
+    /* The metadata: an instant on the zeprof track, the JSON as nested annotations. */
+    const Packet *last = packets[count - 1];
+    const Perfetto__Protos__TrackEvent *meta = last->track_event;
+    CHECK(meta && meta->track_uuid == ZM_PERFETTO_METADATA_TRACK &&
+          strcmp(meta->name, "metadata") == 0 && meta->n_debug_annotations == 2);
+    if (meta && meta->n_debug_annotations == 2) {
+        const Perfetto__Protos__DebugAnnotation *hosts = meta->debug_annotations[0];
+        CHECK(strcmp(hosts->name, "hosts") == 0 && hosts->n_array_values == 1);
+        const Perfetto__Protos__DebugAnnotation *host = hosts->array_values[0];
+        CHECK_EQ(host->n_dict_entries, 3);
+        CHECK(strcmp(host->dict_entries[1]->string_value, "axis") == 0);
+        CHECK_EQ(host->dict_entries[2]->int_value, -4);
+        CHECK_EQ(meta->debug_annotations[1]->int_value, 5);
+    }
+    for (size_t i = 0; i < count; i++)
+        perfetto__protos__trace_packet__free_unpacked(packets[i], NULL);
+    free(packets);
+    free(data);
+}
+
+int main(void)
+{
+    RUN(test_perfetto_round_trip);
+    return check_status();
+}
