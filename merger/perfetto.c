@@ -3,6 +3,7 @@
 
 #include "grow.h"
 #include "map.h"
+#include "perfetto_wire.h"
 #include "utf8.h"
 
 #include "perfetto_trace.pb-c.h"
@@ -250,103 +251,139 @@ static int perfetto_lane(void *context, const struct zm_timeline_lane *lane, int
     return write_packet(writer, &packet);
 }
 
-static void annotate(Perfetto__Protos__DebugAnnotation *annotation, uint64_t name_iid)
+/* Appends a frequent packet, encoded by hand (perfetto_wire.h). */
+static int write_wire(struct perfetto_writer *writer, const struct zm_perfetto_wire_event *event)
 {
-    perfetto__protos__debug_annotation__init(annotation);
-    annotation->has_name_iid = true;
-    annotation->name_iid = name_iid;
+    if (!reserve(writer, ZM_PERFETTO_WIRE_MAX))
+        return -1;
+    writer->length += zm_perfetto_wire_event(writer->data + writer->length, event);
+    if (writer->length >= FLUSH_AT)
+        return flush(writer);
+    return writer->failed ? -1 : 0;
 }
 
-static int write_slice(struct perfetto_writer *writer, const struct zm_timeline_slice *slice)
+/* The begin of a slice whose name is new: the same event, with the name interned in the same
+ * packet, packed by protobuf-c. */
+static int write_interning_begin(struct perfetto_writer *writer,
+                                 const struct zm_perfetto_wire_event *begin, const char *name)
 {
-    /* The name's iid; a name seen for the first time is interned in this packet. */
-    Perfetto__Protos__InternedData interned = PERFETTO__PROTOS__INTERNED_DATA__INIT;
     Perfetto__Protos__EventName new_name = PERFETTO__PROTOS__EVENT_NAME__INIT;
     Perfetto__Protos__EventName *new_names[] = {&new_name};
-    uint64_t *found = zm_map_find(&writer->names, (uint64_t)(uintptr_t)slice->name, 0);
-    uint64_t name_iid;
-    if (found) {
-        name_iid = *found;
-    } else {
-        name_iid = writer->next_name_iid++;
-        if (zm_map_put(&writer->names, (uint64_t)(uintptr_t)slice->name, 0, name_iid) != 0)
-            return -1;
-        const char *name = clean_text(writer, slice->name);
-        if (!name)
-            return -1;
-        new_name.has_iid = true;
-        new_name.iid = name_iid;
-        new_name.name = (char *)name;
-        interned.n_event_names = 1;
-        interned.event_names = new_names;
-    }
-    Perfetto__Protos__DebugAnnotation arguments[4];
-    Perfetto__Protos__DebugAnnotation *argument_list[4];
-    size_t count = 0;
-    uint64_t category;
-    if (slice->device) {
-        category = CATEGORY_DEVICE;
-        annotate(&arguments[count], ARG_UNCERTAINTY);
-        arguments[count].has_int_value = true;
-        arguments[count++].int_value = slice->uncertainty_ns;
-        annotate(&arguments[count], ARG_CALL_ID);
-        arguments[count].has_uint_value = true;
-        arguments[count++].uint_value = slice->call_id;
-        annotate(&arguments[count], ARG_EXECUTION);
-        arguments[count].has_uint_value = true;
-        arguments[count++].uint_value = slice->execution;
-    } else {
-        category = CATEGORY_API;
-        annotate(&arguments[count], ARG_RESULT);
-        arguments[count].has_uint_value = true;
-        arguments[count++].uint_value = slice->result;
-        if (slice->synthetic) {
-            annotate(&arguments[count], ARG_SYNTHETIC);
-            arguments[count].has_bool_value = true;
-            arguments[count++].bool_value = true;
+    new_name.has_iid = true;
+    new_name.iid = begin->name_iid;
+    new_name.name = (char *)name;
+    Perfetto__Protos__InternedData interned = PERFETTO__PROTOS__INTERNED_DATA__INIT;
+    interned.n_event_names = 1;
+    interned.event_names = new_names;
+    Perfetto__Protos__DebugAnnotation arguments[ZM_PERFETTO_WIRE_ANNOTATIONS];
+    Perfetto__Protos__DebugAnnotation *argument_list[ZM_PERFETTO_WIRE_ANNOTATIONS];
+    for (size_t i = 0; i < begin->annotation_count; i++) {
+        Perfetto__Protos__DebugAnnotation *argument = &arguments[i];
+        perfetto__protos__debug_annotation__init(argument);
+        argument->has_name_iid = true;
+        argument->name_iid = begin->annotations[i].name_iid;
+        uint64_t value = begin->annotations[i].value;
+        switch (begin->annotations[i].kind) {
+        case ZM_WIRE_UINT:
+            argument->has_uint_value = true;
+            argument->uint_value = value;
+            break;
+        case ZM_WIRE_INT:
+            argument->has_int_value = true;
+            argument->int_value = (int64_t)value;
+            break;
+        case ZM_WIRE_BOOL:
+            argument->has_bool_value = true;
+            argument->bool_value = value != 0;
+            break;
         }
+        argument_list[i] = argument;
     }
-    if (slice->placement_bound_ns > 0) {
-        annotate(&arguments[count], ARG_PLACEMENT_BOUND);
-        arguments[count].has_int_value = true;
-        arguments[count++].int_value = slice->placement_bound_ns;
-    }
-    for (size_t i = 0; i < count; i++)
-        argument_list[i] = &arguments[i];
+    uint64_t category = begin->category_iid, flow = begin->terminating_flow_id;
     Perfetto__Protos__TrackEvent event = PERFETTO__PROTOS__TRACK_EVENT__INIT;
     event.has_type = true;
-    event.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN;
+    event.type = (Perfetto__Protos__TrackEvent__Type)begin->type;
     event.has_track_uuid = true;
-    event.track_uuid = slice->lane;
+    event.track_uuid = begin->track_uuid;
     event.n_category_iids = 1;
     event.category_iids = &category;
     event.has_name_iid = true;
-    event.name_iid = name_iid;
-    event.n_debug_annotations = count;
+    event.name_iid = begin->name_iid;
+    event.n_debug_annotations = begin->annotation_count;
     event.debug_annotations = argument_list;
-    uint64_t flow = slice->flow;
     if (flow) {
         event.n_terminating_flow_ids = 1;
         event.terminating_flow_ids = &flow;
     }
     Perfetto__Protos__TracePacket packet;
-    packet_init(&packet, slice->ts_ns);
+    packet_init(&packet, (int64_t)begin->timestamp);
     packet.has_sequence_flags = true;
-    packet.sequence_flags = PERFETTO__PROTOS__TRACE_PACKET__SEQUENCE_FLAGS__SEQ_NEEDS_INCREMENTAL_STATE;
+    packet.sequence_flags = begin->sequence_flags;
     packet.track_event = &event;
-    if (interned.n_event_names)
-        packet.interned_data = &interned;
-    if (write_packet(writer, &packet) != 0)
-        return -1;
-    /* The end, right after: the reader sorts packets by time (slices on a track nest). */
-    Perfetto__Protos__TrackEvent end = PERFETTO__PROTOS__TRACK_EVENT__INIT;
-    end.has_type = true;
-    end.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END;
-    end.has_track_uuid = true;
-    end.track_uuid = slice->lane;
-    packet_init(&packet, slice->ts_ns + slice->duration_ns);
-    packet.track_event = &end;
+    packet.interned_data = &interned;
     return write_packet(writer, &packet);
+}
+
+static void annotate(struct zm_perfetto_wire_event *event, uint64_t name_iid,
+                     enum zm_perfetto_wire_value kind, uint64_t value)
+{
+    event->annotations[event->annotation_count].name_iid = name_iid;
+    event->annotations[event->annotation_count].kind = kind;
+    event->annotations[event->annotation_count++].value = value;
+}
+
+/* A slice: its begin (the name interned in it the first time) and, right after, its end. The
+ * arguments that are 0 nearly always (an API call's result, an execution number) are left out
+ * when 0, a third of an API slice's size. */
+static int write_slice(struct perfetto_writer *writer, const struct zm_timeline_slice *slice)
+{
+    struct zm_perfetto_wire_event begin = {
+        .timestamp = (uint64_t)slice->ts_ns,
+        .sequence_id = SEQUENCE_ID,
+        .sequence_flags =
+            PERFETTO__PROTOS__TRACE_PACKET__SEQUENCE_FLAGS__SEQ_NEEDS_INCREMENTAL_STATE,
+        .type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN,
+        .track_uuid = slice->lane,
+        .category_iid = slice->device ? CATEGORY_DEVICE : CATEGORY_API,
+        .terminating_flow_id = slice->flow,
+    };
+    if (slice->device) {
+        annotate(&begin, ARG_UNCERTAINTY, ZM_WIRE_INT, (uint64_t)slice->uncertainty_ns);
+        annotate(&begin, ARG_CALL_ID, ZM_WIRE_UINT, slice->call_id);
+        if (slice->execution)
+            annotate(&begin, ARG_EXECUTION, ZM_WIRE_UINT, slice->execution);
+    } else {
+        if (slice->result)
+            annotate(&begin, ARG_RESULT, ZM_WIRE_UINT, slice->result);
+        if (slice->synthetic)
+            annotate(&begin, ARG_SYNTHETIC, ZM_WIRE_BOOL, 1);
+    }
+    if (slice->placement_bound_ns > 0)
+        annotate(&begin, ARG_PLACEMENT_BOUND, ZM_WIRE_INT, (uint64_t)slice->placement_bound_ns);
+    uint64_t *found = zm_map_find(&writer->names, (uint64_t)(uintptr_t)slice->name, 0);
+    int status;
+    if (found) {
+        begin.name_iid = *found;
+        status = write_wire(writer, &begin);
+    } else {
+        begin.name_iid = writer->next_name_iid++;
+        const char *name = clean_text(writer, slice->name);
+        if (!name ||
+            zm_map_put(&writer->names, (uint64_t)(uintptr_t)slice->name, 0, begin.name_iid) != 0)
+            return -1;
+        status = write_interning_begin(writer, &begin, name);
+    }
+    if (status != 0)
+        return -1;
+    /* The end, right after: the reader orders packets by time (write_group says why this
+     * nests). */
+    struct zm_perfetto_wire_event end = {
+        .timestamp = (uint64_t)(slice->ts_ns + slice->duration_ns),
+        .sequence_id = SEQUENCE_ID,
+        .type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END,
+        .track_uuid = slice->lane,
+    };
+    return write_wire(writer, &end);
 }
 
 /* Writes the held slices, longest first. A slice's end packet follows its begin at once, and the
@@ -390,24 +427,18 @@ static int perfetto_flow_start(void *context, int64_t ts_ns, uint64_t flow, uint
     /* After the slices that begin with it: the append lies inside its call. */
     if (write_group(writer) != 0)
         return -1;
-    uint64_t category = CATEGORY_APPEND;
-    Perfetto__Protos__TrackEvent event = PERFETTO__PROTOS__TRACK_EVENT__INIT;
-    event.has_type = true;
-    event.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT;
-    event.has_track_uuid = true;
-    event.track_uuid = lane;
-    event.n_category_iids = 1;
-    event.category_iids = &category;
-    event.has_name_iid = true;
-    event.name_iid = EVENT_NAME_APPEND;
-    event.n_flow_ids = 1;
-    event.flow_ids = &flow;
-    Perfetto__Protos__TracePacket packet;
-    packet_init(&packet, ts_ns);
-    packet.has_sequence_flags = true;
-    packet.sequence_flags = PERFETTO__PROTOS__TRACE_PACKET__SEQUENCE_FLAGS__SEQ_NEEDS_INCREMENTAL_STATE;
-    packet.track_event = &event;
-    return write_packet(writer, &packet);
+    struct zm_perfetto_wire_event event = {
+        .timestamp = (uint64_t)ts_ns,
+        .sequence_id = SEQUENCE_ID,
+        .sequence_flags =
+            PERFETTO__PROTOS__TRACE_PACKET__SEQUENCE_FLAGS__SEQ_NEEDS_INCREMENTAL_STATE,
+        .type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT,
+        .track_uuid = lane,
+        .category_iid = CATEGORY_APPEND,
+        .name_iid = EVENT_NAME_APPEND,
+        .flow_id = flow,
+    };
+    return write_wire(writer, &event);
 }
 
 int zm_perfetto_counter_track(void *context, uint64_t uuid, uint64_t parent, const char *name,
@@ -439,17 +470,15 @@ int zm_perfetto_counter(void *context, uint64_t uuid, int64_t ts_ns, double valu
     struct perfetto_writer *writer = context;
     if (write_group(writer) != 0)
         return -1;
-    Perfetto__Protos__TrackEvent event = PERFETTO__PROTOS__TRACK_EVENT__INIT;
-    event.has_type = true;
-    event.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_COUNTER;
-    event.has_track_uuid = true;
-    event.track_uuid = uuid;
-    event.has_double_counter_value = true;
-    event.double_counter_value = value;
-    Perfetto__Protos__TracePacket packet;
-    packet_init(&packet, ts_ns);
-    packet.track_event = &event;
-    return write_packet(writer, &packet);
+    struct zm_perfetto_wire_event event = {
+        .timestamp = (uint64_t)ts_ns,
+        .sequence_id = SEQUENCE_ID,
+        .type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_COUNTER,
+        .track_uuid = uuid,
+        .has_counter = true,
+        .counter = value,
+    };
+    return write_wire(writer, &event);
 }
 
 /* ---- The metadata: JSON as nested debug annotations ------------------------------------- */

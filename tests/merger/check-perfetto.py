@@ -111,9 +111,11 @@ def json_view(path):
             number = e["pid"] if e["name"] == "process_name" else e["tid"]
             lanes[number] = e["args"]["name"]
         elif e["ph"] == "X":
+            # The Perfetto file leaves out a result or an execution number of 0.
             args = {k: v for k, v in e["args"].items()
                     if k in ("result", "synthetic", "uncertainty_ns", "call_id", "execution",
-                             "placement_bound_ns")}
+                             "placement_bound_ns")
+                    and not (k in ("result", "execution") and v == 0)}
             slices.setdefault(e["tid"], []).append(
                 (ns(e["ts"]), ns(e["dur"]), e["name"], e["cat"], tuple(sorted(args.items()))))
         elif e["ph"] == "s":
