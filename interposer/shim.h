@@ -55,6 +55,7 @@ enum zeprof_family {
     ZEPROF_FAMILY_ZET,
     ZEPROF_FAMILY_ZES,
     ZEPROF_FAMILY_ZEL,
+    ZEPROF_FAMILY_SAMPLE, /* not an API family: zeprof_sample, loaded when sampling starts */
     ZEPROF_FAMILY_COUNT
 };
 

@@ -48,6 +48,7 @@ static const char *const zeprof_family_files[ZEPROF_FAMILY_COUNT] = {
     "libzeprof_providers_zet.so",
     "libzeprof_providers_zes.so",
     "libzeprof_providers_zel.so",
+    "libzeprof_providers_sample.so",
 };
 
 /*
@@ -77,7 +78,7 @@ static char zeprof_providers_dir[PATH_MAX];
 
 int zeprof_family_loaded[ZEPROF_FAMILY_COUNT];
 static pthread_once_t zeprof_family_control[ZEPROF_FAMILY_COUNT] = {
-    PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT,
+    PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT,
 };
 
 /* LTTng-UST's fork helpers, from the providers' liblttng-ust; NULL when not loaded. */
@@ -282,10 +283,15 @@ static void zeprof_load_zel(void)
     zeprof_load_family_now(ZEPROF_FAMILY_ZEL);
 }
 
+static void zeprof_load_sample(void)
+{
+    zeprof_load_family_now(ZEPROF_FAMILY_SAMPLE);
+}
+
 void zeprof_load_family_slow(enum zeprof_family family)
 {
     static void (*const loaders[ZEPROF_FAMILY_COUNT])(void) = {
-        zeprof_load_zet, zeprof_load_zes, zeprof_load_zel,
+        zeprof_load_zet, zeprof_load_zes, zeprof_load_zel, zeprof_load_sample,
     };
     int saved_errno = errno;
 

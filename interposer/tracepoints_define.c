@@ -16,3 +16,4 @@
 #include "zeprof_zel.h"
 #include "zeprof_device.h"
 #include "zeprof_frame.h"
+#include "zeprof_sample.h"

@@ -15,6 +15,7 @@
 #include "stats.h"
 #include "supervise.h"
 #include "tally.h"
+#include "telemetry.h"
 #include "timeline.h"
 #include "utf8.h"
 
@@ -31,6 +32,7 @@ struct span_consumers {
     struct zm_stats *stats;       /* Weak */
     struct zm_timeline *timeline; /* Weak, may be NULL */
     struct zm_demangle *demangle; /* Weak, NULL with --mangled */
+    struct zm_telemetry *telemetry; /* Weak */
 };
 
 static int begin_host(void *context, uint32_t host, const char *hostname)
@@ -56,6 +58,14 @@ static int device_span(void *context, const struct zm_device_span *span)
     if (zm_stats_add_device(consumers->stats, &shown) != 0)
         return -1;
     return consumers->timeline ? zm_timeline_device_span(consumers->timeline, &shown) : 0;
+}
+
+static int counter(void *context, const struct zm_counter_sample *sample)
+{
+    struct span_consumers *consumers = context;
+    if (zm_telemetry_add(consumers->telemetry, sample) != 0)
+        return -1;
+    return consumers->timeline ? zm_timeline_counter(consumers->timeline, sample) : 0;
 }
 
 static int end_host(void *context)
@@ -139,11 +149,14 @@ static int merge(void *context, char *reason, int reason_size)
     struct zm_timeline *timeline = NULL;
     struct zm_stats stats;
     struct zm_demangle demangle;
+    struct zm_telemetry telemetry;
+    const char **hostnames = NULL;
     struct zm_model *model = NULL;
     struct zm_placement placement = {0};
     FILE *dump = NULL;
     zm_stats_init(&stats, options->extended);
     zm_demangle_init(&demangle);
+    zm_telemetry_init(&telemetry);
     if (options->timeline) {
         static const enum zm_timeline_kind kinds[] = {
             [ZM_OPTIONS_TIMELINE_BY_NAME] = ZM_TIMELINE_BY_NAME,
@@ -157,8 +170,14 @@ static int merge(void *context, char *reason, int reason_size)
             return 2;
         }
     }
-    struct span_consumers consumers = {&stats, timeline, options->mangled ? NULL : &demangle};
-    struct zm_span_sink sink = {begin_host, api_span, device_span, end_host, &consumers};
+    struct span_consumers consumers = {&stats, timeline, options->mangled ? NULL : &demangle,
+                                       &telemetry};
+    struct zm_span_sink sink = {.begin_host = begin_host,
+                               .api_span = api_span,
+                               .device_span = device_span,
+                               .end_host = end_host,
+                               .counter = counter,
+                               .context = &consumers};
     model = zm_model_new(&sink, options->max_rate_ppm);
     if (!model) {
         snprintf(reason, (size_t)reason_size,
@@ -200,9 +219,19 @@ static int merge(void *context, char *reason, int reason_size)
     dump = NULL;
     zm_supervise_output_wait(1); /* stdout may be a pipe to a slow reader */
     if (!options->dump) {
-        int printed = options->json ? zm_tally_print_json(stdout, model, &stats, &placement)
-                                    : zm_tally_print_text(stdout, model, &stats, &placement,
-                                                          options->max_name_size);
+        uint32_t host_count = zm_model_host_count(model);
+        hostnames = calloc(host_count + 1, sizeof(*hostnames));
+        for (uint32_t i = 0; hostnames && i < host_count; i++)
+            hostnames[i] = zm_model_host(model, i)->hostname;
+        json_t *sampled = hostnames ? zm_telemetry_json(&telemetry, hostnames) : NULL;
+        int printed = !sampled ? -1
+                      : options->json
+                          ? zm_tally_print_json(stdout, model, &stats, &placement, sampled)
+                          : zm_tally_print_text(stdout, model, &stats, &placement,
+                                                options->max_name_size);
+        if (printed == 0 && !options->json)
+            printed = zm_telemetry_print_text(stdout, &telemetry, hostnames, host_count);
+        json_decref(sampled);
         if (printed != 0 || fflush(stdout) != 0) {
             snprintf(reason, (size_t)reason_size, "Failed to write tally: path=stdout");
             goto error;
@@ -221,6 +250,8 @@ end:
     zm_placement_release(&placement);
     zm_model_free(model);
     zm_stats_release(&stats);
+    zm_telemetry_release(&telemetry);
+    free(hostnames);
     zm_demangle_release(&demangle); /* after the timeline and the tally: they borrow its names */
     return status;
 }

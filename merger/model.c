@@ -49,6 +49,14 @@ struct spooled_timing {
     int64_t append_ns;
 };
 
+/* The last Sysman reading of one device by one process (device_sample). */
+struct zm_sampler {
+    uint32_t host, label;
+    int64_t pid;
+    bool engine, energy; /* the reading had them */
+    uint64_t engine_active_us, engine_timestamp_us, energy_uj, energy_timestamp_us;
+};
+
 struct zm_model {
     struct zm_intern names;   /* Owned by this */
     struct zm_span_sink sink; /* its context is Weak */
@@ -84,6 +92,8 @@ struct zm_model {
     uint64_t spooled;
 
     struct zm_remote_index *frames; /* Owned by this: every frame mark, for placement */
+    struct zm_sampler *samplers;    /* Owned by this */
+    size_t sampler_count, sampler_capacity;
     char error[256];          /* why zm_model_event failed, when it is not memory or I/O */
 };
 
@@ -125,6 +135,7 @@ void zm_model_free(struct zm_model *model)
         zm_clock_release(&model->devices[i].clock);
     free(model->devices);
     free(model->labels);
+    free(model->samplers);
     free(model->append_list);
     free(model->hosts);
     zm_map_release(&model->threads);
@@ -250,6 +261,101 @@ static struct zm_device *device_for(struct zm_model *model, int64_t pid, uint64_
     return index ? &model->devices[*index] : NULL;
 }
 
+/* The label of the distinct device (uuid, interned) of the current host, added if new; -1 when
+ * out of memory. Devices are told apart by uuid per host: two processes on one GPU share its
+ * lanes. */
+static long label_for(struct zm_model *model, const char *uuid, const char *name)
+{
+    uint64_t *label =
+        zm_map_find(&model->label_index, model->current_host, (uint64_t)(uintptr_t)uuid);
+    if (label && uuid[0])
+        return (long)*label;
+    if (ZM_GROW(model->labels, model->label_capacity, model->label_count + 1, 16) != 0)
+        return -1;
+    uint32_t index = (uint32_t)model->label_count++;
+    model->labels[index] = (struct zm_device_label){model->current_host, uuid, name};
+    if (zm_map_put(&model->label_index, model->current_host, (uint64_t)(uintptr_t)uuid, index) != 0)
+        return -1;
+    return index;
+}
+
+/* The previous Sysman reading of (host, pid, label): counters over an interval need two. */
+static struct zm_sampler *sampler_for(struct zm_model *model, int64_t pid, uint32_t label)
+{
+    for (size_t i = 0; i < model->sampler_count; i++) {
+        struct zm_sampler *sampler = &model->samplers[i];
+        if (sampler->host == model->current_host && sampler->pid == pid && sampler->label == label)
+            return sampler;
+    }
+    if (ZM_GROW(model->samplers, model->sampler_capacity, model->sampler_count + 1, 4) != 0)
+        return NULL;
+    struct zm_sampler *sampler = &model->samplers[model->sampler_count++];
+    *sampler = (struct zm_sampler){.host = model->current_host, .pid = pid, .label = label};
+    return sampler;
+}
+
+static int emit_counter(struct zm_model *model, struct zm_counter_sample *counter,
+                        enum zm_counter_kind kind, int64_t interval_ns, double value)
+{
+    counter->kind = kind;
+    counter->interval_ns = interval_ns;
+    counter->value = value;
+    return model->sink.counter ? model->sink.counter(model->sink.context, counter) : 0;
+}
+
+/* One Sysman reading (zeprof_sample:device_sample) becomes counter samples: frequency and memory
+ * as they are; utilization and power from the difference with the previous reading of the same
+ * device by the same process (none for the first, nor after a counter went backwards). */
+static int device_sample(struct zm_model *model, const struct zm_event *event)
+{
+    enum { ENGINE = 1, FREQUENCY = 2, ENERGY = 4, MEMORY = 8 }; /* docs/tracepoints.md */
+    const char *name = zm_intern(&model->names, event->name ? event->name : "device");
+    const char *uuid = zm_intern(&model->names, event->uuid ? event->uuid : "");
+    if (!name || !uuid)
+        return -1;
+    long label = label_for(model, uuid, name);
+    struct zm_sampler *sampler = label < 0 ? NULL : sampler_for(model, event->pid, (uint32_t)label);
+    if (!sampler)
+        return -1;
+    struct zm_counter_sample counter = {.host = model->current_host,
+                                        .pid = event->pid,
+                                        .device_label = (uint32_t)label,
+                                        .device_name = model->labels[label].name,
+                                        .time_ns = event->ns};
+    if ((event->valid & FREQUENCY) &&
+        emit_counter(model, &counter, ZM_COUNTER_FREQUENCY, 0, event->frequency_mhz) != 0)
+        return -1;
+    if ((event->valid & MEMORY) &&
+        emit_counter(model, &counter, ZM_COUNTER_MEMORY, 0,
+                     (double)event->memory_used / (1024.0 * 1024.0)) != 0)
+        return -1;
+    if ((event->valid & ENGINE) && sampler->engine &&
+        event->engine_timestamp_us > sampler->engine_timestamp_us &&
+        event->engine_active_us >= sampler->engine_active_us) {
+        uint64_t span_us = event->engine_timestamp_us - sampler->engine_timestamp_us;
+        double busy = 100.0 * (double)(event->engine_active_us - sampler->engine_active_us) /
+                      (double)span_us;
+        if (emit_counter(model, &counter, ZM_COUNTER_UTILIZATION, (int64_t)span_us * 1000,
+                         busy > 100.0 ? 100.0 : busy) != 0)
+            return -1;
+    }
+    if ((event->valid & ENERGY) && sampler->energy &&
+        event->energy_timestamp_us > sampler->energy_timestamp_us &&
+        event->energy_uj >= sampler->energy_uj) {
+        uint64_t span_us = event->energy_timestamp_us - sampler->energy_timestamp_us;
+        double watts = (double)(event->energy_uj - sampler->energy_uj) / (double)span_us;
+        if (emit_counter(model, &counter, ZM_COUNTER_POWER, (int64_t)span_us * 1000, watts) != 0)
+            return -1;
+    }
+    sampler->engine = event->valid & ENGINE;
+    sampler->engine_active_us = event->engine_active_us;
+    sampler->engine_timestamp_us = event->engine_timestamp_us;
+    sampler->energy = event->valid & ENERGY;
+    sampler->energy_uj = event->energy_uj;
+    sampler->energy_timestamp_us = event->energy_timestamp_us;
+    return 0;
+}
+
 static int device_properties(struct zm_model *model, const struct zm_event *event)
 {
     struct zm_device *device = device_for(model, event->pid, event->device);
@@ -261,21 +367,9 @@ static int device_properties(struct zm_model *model, const struct zm_event *even
     const char *uuid = zm_intern(&model->names, event->uuid ? event->uuid : "");
     if (!name || !uuid)
         return -1;
-    /* Devices are told apart by uuid per host: two processes on one GPU share its lanes. */
-    uint64_t *label =
-        zm_map_find(&model->label_index, model->current_host, (uint64_t)(uintptr_t)uuid);
-    uint32_t label_index;
-    if (label && uuid[0]) {
-        label_index = (uint32_t)*label;
-    } else {
-        if (ZM_GROW(model->labels, model->label_capacity, model->label_count + 1, 16) != 0)
-            return -1;
-        label_index = (uint32_t)model->label_count++;
-        model->labels[label_index] = (struct zm_device_label){model->current_host, uuid, name};
-        if (zm_map_put(&model->label_index, model->current_host, (uint64_t)(uintptr_t)uuid,
-                       label_index) != 0)
-            return -1;
-    }
+    long label_index = label_for(model, uuid, name);
+    if (label_index < 0)
+        return -1;
     if (zm_map_put(&model->device_index, zm_map_process_key(model->current_host, event->pid),
                    event->device, model->device_count) != 0)
         return -1;
@@ -283,7 +377,7 @@ static int device_properties(struct zm_model *model, const struct zm_event *even
     *device = (struct zm_device){.host = model->current_host,
                                  .pid = event->pid,
                                  .handle = event->device,
-                                 .label = label_index,
+                                 .label = (uint32_t)label_index,
                                  .name = name};
     zm_clock_init(&device->clock, event->timer_hz, event->kernel_timestamp_valid_bits);
     return 0;
@@ -453,6 +547,8 @@ int zm_model_event(struct zm_model *model, const struct zm_event *event)
         return append(model, thread, event, previous_ns);
     case ZM_EVENT_DEVICE_TIMING:
         return device_timing(model, event);
+    case ZM_EVENT_DEVICE_SAMPLE:
+        return device_sample(model, event);
     case ZM_EVENT_FRAME: {
         struct zm_remote_key key = {event->session, event->worker, event->sequence};
         if (zm_remote_index_add(model->frames, event->frame_mark, &key, (int)model->current_host,

@@ -22,6 +22,8 @@
  * - Unknown events are counted; discarded events/packets reported by babeltrace2 are summed.
  * - Frame marks (zeprof_frame) are collected for placement (remote_index.h); a frame dispatched
  *   or served twice is a refusal: zm_model_event fails and zm_model_error says why.
+ * - Device telemetry readings (zeprof_sample) become counter samples (span.h): utilization and
+ *   power from two consecutive readings of one device by one process.
  * Completed spans (span.h) go to the sink the caller gives: the model knows no consumer.
  * The model owns its threads, devices, appends, spool, name pool and frame index; it borrows the
  * sink's context.
@@ -49,6 +51,7 @@ enum zm_event_kind {
     ZM_EVENT_APPEND,
     ZM_EVENT_DEVICE_TIMING,
     ZM_EVENT_FRAME,
+    ZM_EVENT_DEVICE_SAMPLE, /* zeprof_sample:device_sample: one Sysman reading of one device */
     ZM_EVENT_UNKNOWN,
 };
 
@@ -71,6 +74,10 @@ struct zm_event {
     uint64_t session, sequence;
     uint32_t worker;
     enum zm_remote_mark frame_mark;
+    /* zeprof_sample:device_sample (with device, name and uuid above) */
+    uint32_t valid;
+    uint64_t engine_active_us, engine_timestamp_us, energy_uj, energy_timestamp_us, memory_used;
+    double frequency_mhz;
 };
 
 struct zm_anomalies {

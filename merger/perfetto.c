@@ -47,6 +47,7 @@ struct perfetto_writer {
     size_t length, capacity;
     bool failed;           /* sticky: an allocation or a write failed */
     struct zm_map names;   /* interned name pointer → event name iid */
+    struct zm_map counter_tracks; /* (device lane, kind) → 1 once its track is described */
     uint64_t next_name_iid;
     char *clean; /* Owned by this: the last name made valid UTF-8 */
     size_t clean_capacity;
@@ -190,6 +191,7 @@ static void *perfetto_new(FILE *out)
     writer->out = out;
     writer->next_name_iid = FIRST_EVENT_NAME;
     zm_map_init(&writer->names);
+    zm_map_init(&writer->counter_tracks);
     /* An error here is sticky and reported by the first write or by end. */
     (void)write_first_packet(writer);
     return writer;
@@ -201,6 +203,7 @@ static void perfetto_free(void *context)
     if (!writer)
         return;
     zm_map_release(&writer->names);
+    zm_map_release(&writer->counter_tracks);
     free(writer->group);
     free(writer->data);
     free(writer->clean);
@@ -481,6 +484,21 @@ int zm_perfetto_counter(void *context, uint64_t uuid, int64_t ts_ns, double valu
     return write_wire(writer, &event);
 }
 
+/* A device counter: a counter track per (device lane, kind) under the device's track, described
+ * when first used. */
+static int perfetto_counter(void *context, const struct zm_timeline_counter *counter)
+{
+    struct perfetto_writer *writer = context;
+    uint64_t uuid = ZM_PERFETTO_COUNTER_TRACKS + (uint64_t)counter->process * 8 + counter->kind;
+    if (!zm_map_find(&writer->counter_tracks, counter->process, counter->kind)) {
+        if (zm_map_put(&writer->counter_tracks, counter->process, counter->kind, 1) != 0 ||
+            zm_perfetto_counter_track(writer, uuid, counter->process, counter->name,
+                                      counter->unit) != 0)
+            return -1;
+    }
+    return zm_perfetto_counter(writer, uuid, counter->ts_ns, counter->value);
+}
+
 /* ---- The metadata: JSON as nested debug annotations ------------------------------------- */
 
 static void free_annotation(Perfetto__Protos__DebugAnnotation *annotation)
@@ -603,6 +621,7 @@ const struct zm_timeline_format zm_perfetto_format = {
     .lane = perfetto_lane,
     .slice = perfetto_slice,
     .flow_start = perfetto_flow_start,
+    .counter = perfetto_counter,
     .end = perfetto_end,
     .free = perfetto_free,
 };

@@ -13,8 +13,9 @@
  * every host, remote windows, devices, anomalies, origin_ns) is one "metadata" instant on a
  * "zeprof" track, its JSON turned into nested debug annotations (docs/merger.md).
  *
- * Counter tracks (device telemetry) are written with the two functions below on a writer made by
- * zm_perfetto_format.new.
+ * Device telemetry: a counter track (CounterDescriptor with its unit) per device and kind, under
+ * the device's track, with a TYPE_COUNTER event per sample; the two functions below write any
+ * counter track on a writer made by zm_perfetto_format.new.
  */
 #ifndef ZM_PERFETTO_H
 #define ZM_PERFETTO_H
@@ -26,6 +27,8 @@
 
 /* The uuid of the "zeprof" track that holds the metadata: above every lane number. */
 #define ZM_PERFETTO_METADATA_TRACK (UINT64_C(1) << 40)
+/* Device counter tracks (telemetry): this + device lane number * 8 + kind. */
+#define ZM_PERFETTO_COUNTER_TRACKS (UINT64_C(1) << 41)
 
 /* Describes a counter track `uuid` (not a lane number), under the track `parent` (0: none),
  * named `name` (Weak), its values in `unit` (Weak, e.g. "MHz"; NULL: none). */

@@ -41,6 +41,13 @@ enum member {
     M_WORKER,
     M_SEQUENCE,
     M_CALL_START,
+    M_VALID,
+    M_ENGINE_ACTIVE,
+    M_ENGINE_TIMESTAMP,
+    M_FREQUENCY,
+    M_ENERGY,
+    M_ENERGY_TIMESTAMP,
+    M_MEMORY_USED,
     M_COUNT
 };
 
@@ -51,6 +58,8 @@ static const char *const member_names[M_COUNT] = {
     "bytes",        "groups",   "status",       "kernel_timestamp_valid_bits",
     "name",         "uuid",     "kind",         "hCommandList",
     "session",      "worker",   "sequence",     "call_start",
+    "valid",        "engine_active_us", "engine_timestamp_us", "frequency_mhz",
+    "energy_uj",    "energy_timestamp_us", "memory_used",
 };
 
 /* What the reader learned about one event class, once. */
@@ -155,6 +164,8 @@ static enum zm_event_kind classify(struct reader *reader, const char *full, cons
         }
         return ZM_EVENT_UNKNOWN;
     }
+    if (provider == 13 && strncmp(full, "zeprof_sample", 13) == 0)
+        return strcmp(event, "device_sample") == 0 ? ZM_EVENT_DEVICE_SAMPLE : ZM_EVENT_UNKNOWN;
     if (provider == 12 && strncmp(full, "zeprof_frame", 12) == 0) {
         if (!strcmp(event, "dispatch_begin") || !strcmp(event, "dispatch_end") ||
             !strcmp(event, "serve_begin") || !strcmp(event, "serve_end"))
@@ -244,6 +255,21 @@ static uint64_t integer_member(const bt_field *payload, const struct class_info 
                                 BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
         return 0;
     return bt_field_integer_unsigned_get_value(field);
+}
+
+static double real_member(const bt_field *payload, const struct class_info *info,
+                          enum member member)
+{
+    if (info->member[member] < 0)
+        return 0.0;
+    const bt_field *field = bt_field_structure_borrow_member_field_by_index_const(
+        payload, (uint64_t)info->member[member]);
+    bt_field_class_type type = bt_field_get_class_type(field);
+    if (type == BT_FIELD_CLASS_TYPE_DOUBLE_PRECISION_REAL)
+        return bt_field_real_double_precision_get_value(field);
+    if (type == BT_FIELD_CLASS_TYPE_SINGLE_PRECISION_REAL)
+        return bt_field_real_single_precision_get_value(field);
+    return 0.0;
 }
 
 static const char *string_member(const bt_field *payload, const struct class_info *info,
@@ -370,6 +396,15 @@ static int handle_event(struct reader *reader, const bt_message *message)
             decoded.name = string_member(payload, info, M_NAME);
             decoded.uuid = string_member(payload, info, M_UUID);
             decoded.append_kind = string_member(payload, info, M_KIND);
+            if (info->kind == ZM_EVENT_DEVICE_SAMPLE) {
+                decoded.valid = (uint32_t)integer_member(payload, info, M_VALID);
+                decoded.engine_active_us = integer_member(payload, info, M_ENGINE_ACTIVE);
+                decoded.engine_timestamp_us = integer_member(payload, info, M_ENGINE_TIMESTAMP);
+                decoded.frequency_mhz = real_member(payload, info, M_FREQUENCY);
+                decoded.energy_uj = integer_member(payload, info, M_ENERGY);
+                decoded.energy_timestamp_us = integer_member(payload, info, M_ENERGY_TIMESTAMP);
+                decoded.memory_used = integer_member(payload, info, M_MEMORY_USED);
+            }
         }
     }
     return zm_model_event(reader->model, &decoded);

@@ -6,6 +6,8 @@
  * the statistics (stats.h) and, when a timeline is written, the timeline (timeline.h); the unit
  * tests wire the statistics alone. Spans are borrowed for the duration of a callback; the names
  * in them are interned by the model and stay valid until the model is freed.
+ * Device telemetry (zeprof --sample) reaches the sink as counter samples: one value of one kind
+ * of one device at one host time, each kind in its own unit.
  */
 #ifndef ZM_SPAN_H
 #define ZM_SPAN_H
@@ -39,6 +41,29 @@ struct zm_device_span {
     int64_t api_tid, append_ns;
 };
 
+/* What a counter sample measures, and its unit. */
+enum zm_counter_kind {
+    ZM_COUNTER_UTILIZATION, /* percent (0..100) of the interval since the previous sample that
+                               the device's engines were busy */
+    ZM_COUNTER_FREQUENCY,   /* MHz, the actual frequency when sampled */
+    ZM_COUNTER_POWER,       /* W, mean over the interval since the previous sample */
+    ZM_COUNTER_MEMORY,      /* MiB of device memory in use when sampled */
+};
+#define ZM_COUNTER_KINDS 4
+
+/* One value of a device counter. A value that covers an interval (utilization, power) is given
+ * at the end of that interval; the first sample of a device gives only the instant kinds. */
+struct zm_counter_sample {
+    uint32_t host;
+    int64_t pid;             /* the sampling process */
+    uint32_t device_label;   /* the model's index of the distinct (host, uuid) device, as spans */
+    const char *device_name; /* Weak: interned */
+    enum zm_counter_kind kind;
+    int64_t time_ns;     /* host trace time */
+    int64_t interval_ns; /* utilization, power: the interval ending at time_ns; else 0 */
+    double value;        /* in the kind's unit */
+};
+
 /* Where the model's spans go. Each callback returns 0, or -1 to fail the model's call that gave
  * the span; any may be NULL (nothing to do). */
 struct zm_span_sink {
@@ -48,6 +73,8 @@ struct zm_span_sink {
     int (*device_span)(void *context, const struct zm_device_span *span);
     /* The current host's last span has been given. */
     int (*end_host)(void *context);
+    /* A device counter sample, in time order per (host, device, kind). */
+    int (*counter)(void *context, const struct zm_counter_sample *sample);
     void *context; /* Weak: passed to every callback */
 };
 

@@ -213,7 +213,7 @@ static json_t *rows_json(const struct zm_model *model, struct zm_stat_table *tab
 }
 
 int zm_tally_print_json(FILE *out, const struct zm_model *model, struct zm_stats *stats,
-                        const struct zm_placement *placement)
+                        const struct zm_placement *placement, json_t *telemetry)
 {
     json_t *tally =
         json_pack("{s:I, s:I, s:I, s:I}", "hosts", (json_int_t)zm_model_host_count(model),
@@ -228,7 +228,8 @@ int zm_tally_print_json(FILE *out, const struct zm_model *model, struct zm_stats
                             rows_json(model, &stats->device, true, stats->extended)) ||
         json_object_set_new(tally, "anomalies",
                             zm_tally_anomalies_json(zm_model_anomalies(model))) ||
-        json_object_set_new(tally, "host_placement", zm_placement_to_json(placement))) {
+        json_object_set_new(tally, "host_placement", zm_placement_to_json(placement)) ||
+        (json_array_size(telemetry) > 0 && json_object_set(tally, "telemetry", telemetry))) {
         json_decref(tally);
         return -1;
     }

@@ -21,7 +21,10 @@ ZM_MUST_CHECK json_t *zm_tally_anomalies_json(const struct zm_anomalies *anomali
 ZM_MUST_CHECK int zm_tally_print_text(FILE *out, const struct zm_model *model,
                                       struct zm_stats *stats, const struct zm_placement *placement,
                                       uint64_t max_name_size);
+/* `telemetry` (borrowed): the device telemetry rows (telemetry.h), given as "telemetry" when not
+ * empty. */
 ZM_MUST_CHECK int zm_tally_print_json(FILE *out, const struct zm_model *model,
-                                      struct zm_stats *stats, const struct zm_placement *placement);
+                                      struct zm_stats *stats, const struct zm_placement *placement,
+                                      json_t *telemetry);
 
 #endif

@@ -20,7 +20,7 @@
 
 #define SORTER_BUDGET (32u << 20) /* bytes of records kept in memory before a run is spilled */
 
-enum record_type { RECORD_API = 1, RECORD_DEVICE, RECORD_FLOW_START };
+enum record_type { RECORD_API = 1, RECORD_DEVICE, RECORD_FLOW_START, RECORD_COUNTER };
 
 struct sibling {
     uint32_t number;
@@ -58,6 +58,12 @@ struct flow_record {
     uint8_t type;
     uint32_t thread_lane;
     uint64_t flow;
+};
+
+struct counter_record {
+    uint8_t type, kind; /* kind: enum zm_counter_kind */
+    uint32_t device_lane;
+    double value;
 };
 
 struct zm_timeline {
@@ -475,6 +481,24 @@ int zm_timeline_device_span(struct zm_timeline *timeline, const struct zm_device
     return zm_sorter_add(&timeline->sorter, span->start_ns, span->host, &record, sizeof(record));
 }
 
+int zm_timeline_counter(struct zm_timeline *timeline, const struct zm_counter_sample *sample)
+{
+    long device = lane_for(
+        timeline, &timeline->device_lanes, sample->host, sample->device_label,
+        &(struct lane){
+            .kind = ZM_LANE_DEVICE, .host = sample->host, .device_name = sample->device_name});
+    if (device < 0)
+        return -1;
+    struct counter_record record;
+    memset(&record, 0, sizeof(record));
+    record.type = RECORD_COUNTER;
+    record.kind = (uint8_t)sample->kind;
+    record.device_lane = (uint32_t)device;
+    record.value = sample->value;
+    return zm_sorter_add(&timeline->sorter, sample->time_ns, sample->host, &record,
+                         sizeof(record));
+}
+
 int zm_timeline_end_host(struct zm_timeline *timeline)
 {
     return zm_sorter_flush(&timeline->sorter);
@@ -593,6 +617,23 @@ static int emit(void *context, int64_t axis_ns, uint32_t host, const void *paylo
         return timeline->format->flow_start(timeline->writer, ts, record.flow,
                                             timeline->lanes[thread->parent].number,
                                             thread->number);
+    }
+    if (type == RECORD_COUNTER) {
+        /* A counter track per kind on the device's lane (docs/interface.md). */
+        static const char *const names[ZM_COUNTER_KINDS] = {"utilization %", "frequency MHz",
+                                                             "power W", "memory MiB"};
+        static const char *const units[ZM_COUNTER_KINDS] = {"%", "MHz", "W", "MiB"};
+        struct counter_record record;
+        memcpy(&record, payload, sizeof(record));
+        struct zm_timeline_counter counter = {
+            .ts_ns = ts,
+            .process = timeline->lanes[record.device_lane].number,
+            .kind = record.kind,
+            .name = names[record.kind],
+            .unit = units[record.kind],
+            .value = record.value,
+        };
+        return timeline->format->counter(timeline->writer, &counter);
     }
     struct device_record record;
     memcpy(&record, payload, sizeof(record));

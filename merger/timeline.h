@@ -58,6 +58,9 @@ ZM_MUST_CHECK int zm_timeline_api_span(struct zm_timeline *timeline,
                                        const struct zm_api_span *span);
 ZM_MUST_CHECK int zm_timeline_device_span(struct zm_timeline *timeline,
                                           const struct zm_device_span *span);
+/* A device counter sample: a "C" event on the device's lane (docs/interface.md). */
+ZM_MUST_CHECK int zm_timeline_counter(struct zm_timeline *timeline,
+                                      const struct zm_counter_sample *sample);
 ZM_MUST_CHECK int zm_timeline_end_host(struct zm_timeline *timeline);
 /* Writes everything, adds origin_ns to `metadata` (borrowed), renames into place and frees. */
 ZM_MUST_CHECK int zm_timeline_finish(struct zm_timeline *timeline,

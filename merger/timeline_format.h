@@ -55,6 +55,16 @@ struct zm_timeline_slice {
     uint64_t flow; /* the flow that ends here (its start was given before), or 0 */
 };
 
+/* One value of a device counter (telemetry), on a counter track per (device lane, kind). */
+struct zm_timeline_counter {
+    int64_t ts_ns;
+    uint32_t process; /* the device lane's number */
+    unsigned kind;    /* enum zm_counter_kind (span.h), < ZM_COUNTER_KINDS */
+    const char *name; /* Static: the track's name, unit included ("frequency MHz") */
+    const char *unit; /* Static: "MHz" */
+    double value;
+};
+
 struct zm_timeline_format {
     /* A writer into `out`, or NULL when out of memory. */
     void *(*new)(FILE *out);
@@ -64,6 +74,7 @@ struct zm_timeline_format {
     /* A flow (unique id) begins at an append, on the thread lane `lane` of process `process`. */
     ZM_MUST_CHECK int (*flow_start)(void *writer, int64_t ts_ns, uint64_t flow, uint32_t process,
                                     uint32_t lane);
+    ZM_MUST_CHECK int (*counter)(void *writer, const struct zm_timeline_counter *counter);
     /* After the last record: writes the metadata (borrowed) and flushes everything into `out`.
      * -1 on an I/O error, here or at any earlier call. */
     ZM_MUST_CHECK int (*end)(void *writer, json_t *metadata);

@@ -151,6 +151,26 @@ static int json_flow_start(void *context, int64_t ts_ns, uint64_t flow, uint32_t
     return writer->text.failed ? -1 : 0;
 }
 
+static int json_counter(void *context, const struct zm_timeline_counter *counter)
+{
+    struct json_writer *writer = context;
+    struct zm_jsonout *text = &writer->text;
+    char value[64];
+    int length = snprintf(value, sizeof(value), "%.3f", counter->value);
+    separator(writer);
+    zm_jsonout_literal(text, "{\"ph\":\"C\",\"cat\":\"telemetry\",\"name\":\"");
+    zm_jsonout_raw(text, counter->name, strlen(counter->name));
+    zm_jsonout_literal(text, "\",\"ts\":");
+    zm_jsonout_micros(text, counter->ts_ns);
+    zm_jsonout_literal(text, ",\"pid\":");
+    zm_jsonout_u64(text, counter->process);
+    zm_jsonout_literal(text, ",\"args\":{\"value\":");
+    zm_jsonout_raw(text, value, length > 0 ? (size_t)length : 0);
+    zm_jsonout_literal(text, "}}");
+    zm_jsonout_maybe_flush(text);
+    return text->failed ? -1 : 0;
+}
+
 static int json_end(void *context, json_t *metadata)
 {
     struct json_writer *writer = context;
@@ -168,6 +188,7 @@ const struct zm_timeline_format zm_timeline_json_format = {
     .lane = json_lane,
     .slice = json_slice,
     .flow_start = json_flow_start,
+    .counter = json_counter,
     .end = json_end,
     .free = json_free,
 };

@@ -576,6 +576,10 @@ def case_print_env(work):
     check(len(values) == 4 and values[1:3] == ['0', 'minimal'],
           'ZEPROF_PROFILE and ZEPROF_MODE follow the options', str(values))
     check(len(values) == 4 and values[3] != '', 'LTTNG_UST_REGISTER_TIMEOUT is set', str(values))
+    sampled = zeprof(['--print-env', '--sample=30']).stdout
+    check('export ZEPROF_SAMPLE_MS=30\n' in sampled and 'export ZES_ENABLE_SYSMAN=1\n' in sampled
+          and 'ZEPROF_SAMPLE_MS' not in completed.stdout,
+          '--sample sets ZEPROF_SAMPLE_MS and ZES_ENABLE_SYSMAN, only when given', sampled)
 
     # The job-script recipe from the printed comments, with a daemon this test owns.
     trace_dir = os.path.join(work, 'trace')
@@ -637,13 +641,16 @@ def case_analysis(work):
         # program's own stdout stays its own; the analysis goes to --analysis-output's file.
         log_path = os.path.join(work, 'app.log')
         saved = os.path.join(work, 'recorded.json')
-        tallied = run([ZEPROF, '-j', '--analysis-output', saved, '--',
+        # --sample: the program runs sampled (device telemetry, docs/interface.md); its calls
+        # are counted as without it, the sampler's own are not.
+        tallied = run([ZEPROF, '-j', '--sample=10', '--analysis-output', saved, '--',
                        'sh', '-c', 'echo program output; exec "$@"', 'sh', APP, 'calls', log_path],
                       cwd=here)
         check(tallied.returncode == 0, 'a run with analysis succeeds', tallied.stderr.strip())
         check(tallied.stdout == 'program output\n',
               '--analysis-output: stdout has the program\'s output and none of the analysis',
               tallied.stdout[:300])
+        tally = {}
         try:
             tally = json.loads(read_text(saved) or '')
             names = {row.get('name'): row.get('calls') for row in tally.get('api', [])}
@@ -651,6 +658,12 @@ def case_analysis(work):
             names = {'unparsable': str(error)}
         check(names.get('zeInit') == 1 and names.get('zeContextCreate') == 2,
               '-j reaches the merger: the JSON tally counts the program\'s calls', str(names)[:300])
+        check(not any(name.startswith('zes') for name in names),
+              '--sample: the sampler\'s Sysman calls are not the program\'s', str(names)[:300])
+        sampled = tally.get('telemetry', []) if isinstance(tally, dict) else []
+        check(len(sampled) == 1 and 'Simulated GPU' in sampled[0].get('device', '') and
+              sampled[0].get('samples', 0) >= 2,
+              '--sample: the tally has the device\'s telemetry', str(sampled)[:300])
         printed = re.search(r'^zeprof: trace in (\S+)$', tallied.stderr, re.MULTILINE)
         json_dir = printed.group(1) if printed else ''
         replay = run([ZEPROF, '-r', '-j'], cwd=here)
@@ -702,6 +715,8 @@ def case_usage(work):
                             (['--traced-ranks=5-2', 'true'], 'a range going backwards'),
                             (['--traced-ranks', '', 'true'], 'an empty rank list'),
                             (['--analysis-output', work, 'true'], 'a directory as the output'),
+                            (['--sample=0', 'true'], 'a sampling period of 0'),
+                            (['--sample=20ms', 'true'], 'a sampling period with a unit'),
                             (['-r'], '-r without a directory and no trace')]:
         # The current directory has a zeprof-trace/ with no trace in it.
         completed = run([ZEPROF] + arguments, cwd=usage_dir)

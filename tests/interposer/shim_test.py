@@ -14,7 +14,8 @@
   missing-lttng SHIM WORKLOAD
       A shim without its providers next to it: one stderr line, results unchanged.
   valgrind SHIM WORKLOAD SUPPRESSIONS
-      The workload under the shim is memcheck-clean (no error, no definite or indirect leak).
+      The workload under the shim is memcheck-clean (no error, no definite or indirect leak), in
+      one of its modes with the device telemetry sampler running.
   traced RECORD SHIM WORKLOAD MODE ZEPROF_MODE [--fork] [--clock-plugin PLUGIN]
       A recorded run: every call the workload made is recorded once, in order, with the result it
       saw: a call that cannot block as one `_call` event (`_call_full` in full mode) whose start
@@ -201,10 +202,13 @@ def test_valgrind(shim, workload, suppressions):
         print('valgrind not installed')
         sys.exit(77)
     # dlsym: dlopen("libze_loader.so.1") and dlsym through the shim's dl routes (dl_route.c).
+    # direct: with the device telemetry sampler too (its thread, its exit and its zes calls).
+    sampling = {'ZEPROF_SAMPLE_MS': '2', 'ZES_ENABLE_SYSMAN': '1'}
     for mode in ('direct', 'tables', 'dlsym'):
         r = run(['valgrind', '--error-exitcode=9', '--leak-check=full', '--num-callers=30',
                  '--errors-for-leak-kinds=definite,indirect', f'--suppressions={suppressions}',
-                 workload, mode], {'LD_PRELOAD': preload(shim)})
+                 workload, mode],
+                {'LD_PRELOAD': preload(shim), **(sampling if mode == 'direct' else {})})
         summary = [line for line in r.stderr.splitlines() if 'ERROR SUMMARY' in line]
         print(f'{mode}: {summary}')
         if r.returncode != 0:

@@ -3,10 +3,14 @@
 
 Valid JSON; ts non-decreasing in file order; no two "X" slices on one lane partially overlapping
 (nesting is fine); every flow start has its finish and the reverse; every lane used is named;
+counter events ("C", device telemetry) are well formed and on a named process lane;
 the metadata has hosts, origin_ns and anomalies. Prints each problem; exit status 1 if any.
 """
 import json
 import sys
+
+
+COUNTERS = {"utilization %", "frequency MHz", "power W", "memory MiB"}
 
 
 def ns(value):
@@ -33,7 +37,7 @@ def check(path):
     last_ts = None
     open_slices = {}
     flows = {}
-    named_processes, named_threads, used = set(), set(), set()
+    named_processes, named_threads, used, counted = set(), set(), set(), set()
     for index, event in enumerate(events):
         phase = event.get("ph")
         if "ts" in event:
@@ -46,6 +50,13 @@ def check(path):
                 named_processes.add(event["pid"])
             elif event["name"] == "thread_name":
                 named_threads.add((event["pid"], event["tid"]))
+            continue
+        if phase == "C":
+            # Device telemetry: a counter track on a device's process lane (no thread).
+            if event.get("cat") != "telemetry" or event.get("name") not in COUNTERS or \
+                    not isinstance(event.get("args", {}).get("value"), (int, float)):
+                problems.append(f"counter event {index} is malformed: {event}")
+            counted.add(event.get("pid"))
             continue
         lane = (event.get("pid"), event.get("tid"))
         used.add(lane)
@@ -85,6 +96,8 @@ def check(path):
             problems.append(f"process lane {pid} has no process_name")
         if (pid, tid) not in named_threads:
             problems.append(f"thread lane {pid}/{tid} has no thread_name")
+    for pid in sorted(counted - named_processes, key=str):
+        problems.append(f"counter lane {pid} has no process_name")
     return problems
 
 

@@ -6,11 +6,16 @@
  *   SYCL kernel _ZTSZ4mainEUlvE_ (the typeinfo name of a lambda in main) and the function
  *   _Z3addPfS_ (add(float*, float*)), for the merger's demangling;
  *   regular list: 1 x zesim_spin (50 us), executed 3 times, each followed by a queue sync.
+ * `l0-workload busy` instead, for device telemetry (zeprof --sample): 48 MiB of device memory,
+ * then BUSY_PHASES x (zesim_spin of BUSY_NS, waited for, then BUSY_NS idle), on the immediate
+ * list: busy about half the time, with whole intervals busy and whole intervals idle.
  */
 #include <level_zero/ze_api.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 #define TRY(call)                                                                                  \
     do {                                                                                           \
@@ -22,9 +27,33 @@
     } while (0)
 
 enum { SPINS = 8, COPIES = 4, EXECUTIONS = 3, COPY_BYTES = 64 * 1024 };
+enum { BUSY_PHASES = 4, BUSY_NS = 40000000, BUSY_DEVICE_BYTES = 48 << 20 };
 
-int main(void)
+static int busy_phases(ze_context_handle_t context, ze_device_handle_t device,
+                       ze_command_list_handle_t immediate, ze_kernel_handle_t spin,
+                       ze_event_handle_t event)
 {
+    ze_device_mem_alloc_desc_t desc = {.stype = ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC};
+    void *memory;
+    TRY(zeMemAllocDevice(context, &desc, BUSY_DEVICE_BYTES, 64, device, &memory));
+    uint64_t spin_ns = BUSY_NS;
+    ze_group_count_t groups = {1, 1, 1};
+    TRY(zeKernelSetArgumentValue(spin, 0, sizeof(spin_ns), &spin_ns));
+    for (int i = 0; i < BUSY_PHASES; i++) {
+        TRY(zeCommandListAppendLaunchKernel(immediate, spin, &groups, event, 0, NULL));
+        TRY(zeEventHostSynchronize(event, UINT64_MAX));
+        TRY(zeEventHostReset(event));
+        struct timespec idle = {0, BUSY_NS};
+        while (nanosleep(&idle, &idle) != 0)
+            ;
+    }
+    TRY(zeMemFree(context, memory));
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int busy = argc > 1 && strcmp(argv[1], "busy") == 0;
     TRY(zeInit(ZE_INIT_FLAG_GPU_ONLY));
     uint32_t count = 1;
     ze_driver_handle_t driver;
@@ -65,6 +94,18 @@ int main(void)
                                           .mode = ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS};
     ze_command_list_handle_t immediate;
     TRY(zeCommandListCreateImmediate(context, device, &queue_desc, &immediate));
+    if (busy) {
+        if (busy_phases(context, device, immediate, spin, event) != 0)
+            return 1;
+        TRY(zeCommandListDestroy(immediate));
+        TRY(zeEventDestroy(event));
+        TRY(zeEventPoolDestroy(pool));
+        TRY(zeKernelDestroy(spin));
+        TRY(zeModuleDestroy(module));
+        TRY(zeContextDestroy(context));
+        puts("l0-workload: busy done");
+        return 0;
+    }
     uint64_t spin_ns = 30000;
     TRY(zeKernelSetArgumentValue(spin, 0, sizeof(spin_ns), &spin_ns));
     for (int i = 0; i < SPINS; i++) {

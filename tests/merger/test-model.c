@@ -3,7 +3,9 @@
 #include "check.h"
 #include "model.h"
 #include "stats.h"
+#include "telemetry.h"
 
+#include <math.h>
 #include <string.h>
 
 struct fixture {
@@ -512,6 +514,89 @@ static void test_second_host_is_separate(void)
     teardown(&f);
 }
 
+/* Counter samples, as the sink receives them. */
+struct counters {
+    struct zm_counter_sample samples[16];
+    int count;
+    struct zm_telemetry telemetry;
+};
+
+static int record_counter(void *context, const struct zm_counter_sample *sample)
+{
+    struct counters *counters = context;
+    if (counters->count < 16)
+        counters->samples[counters->count++] = *sample;
+    return zm_telemetry_add(&counters->telemetry, sample);
+}
+
+static int device_sample(struct zm_model *model, int64_t ns, uint64_t active_us, uint64_t stamp_us,
+                         double mhz, uint64_t energy_uj, uint64_t used)
+{
+    struct zm_event event = {.kind = ZM_EVENT_DEVICE_SAMPLE,
+                             .ns = ns,
+                             .pid = 7,
+                             .tid = 8,
+                             .device = 0x10,
+                             .name = "gpu",
+                             .uuid = "00ff",
+                             .valid = 15,
+                             .engine_active_us = active_us,
+                             .engine_timestamp_us = stamp_us,
+                             .frequency_mhz = mhz,
+                             .energy_uj = energy_uj,
+                             .energy_timestamp_us = stamp_us,
+                             .memory_used = used};
+    return zm_model_event(model, &event);
+}
+
+static const struct zm_counter_sample *find_counter(const struct counters *counters, int from,
+                                                    enum zm_counter_kind kind)
+{
+    for (int i = from; i < counters->count; i++) {
+        if (counters->samples[i].kind == kind)
+            return &counters->samples[i];
+    }
+    return NULL;
+}
+
+static void test_device_samples_become_counters(void)
+{
+    struct counters counters = {.count = 0};
+    zm_telemetry_init(&counters.telemetry);
+    struct zm_span_sink sink = {.counter = record_counter, .context = &counters};
+    struct zm_model *model = zm_model_new(&sink, 100);
+    CHECK(model != NULL);
+    CHECK_EQ(zm_model_begin_host(model, "host-a", "/trace"), 0);
+    /* The first reading: frequency and memory only (utilization and power need two). */
+    CHECK_EQ(device_sample(model, 1000000, 5000, 100000, 300, 2000000, 0), 0);
+    CHECK_EQ(counters.count, 2);
+    CHECK(find_counter(&counters, 0, ZM_COUNTER_UTILIZATION) == NULL);
+    CHECK(find_counter(&counters, 0, ZM_COUNTER_FREQUENCY)->value == 300);
+    /* 20 ms later: 15 ms busy (75%), 3 J in 20 ms (150 W), 48 MiB in use. */
+    CHECK_EQ(device_sample(model, 21000000, 20000, 120000, 1600, 5000000, 48u << 20), 0);
+    const struct zm_counter_sample *busy = find_counter(&counters, 2, ZM_COUNTER_UTILIZATION);
+    const struct zm_counter_sample *power = find_counter(&counters, 2, ZM_COUNTER_POWER);
+    CHECK(busy && fabs(busy->value - 75.0) < 1e-9 && busy->interval_ns == 20000000);
+    CHECK(busy && busy->time_ns == 21000000 && busy->pid == 7);
+    CHECK(power && fabs(power->value - 150.0) < 1e-9);
+    CHECK(find_counter(&counters, 2, ZM_COUNTER_MEMORY)->value == 48.0);
+    /* A counter that went backwards (a reset): no interval counter from it. */
+    int before = counters.count;
+    CHECK_EQ(device_sample(model, 41000000, 10, 140000, 300, 100, 0), 0);
+    CHECK(find_counter(&counters, before, ZM_COUNTER_UTILIZATION) == NULL);
+    CHECK(find_counter(&counters, before, ZM_COUNTER_POWER) == NULL);
+    /* The summary: one device, 75% over the one interval, 3 J, peak 48 MiB. */
+    CHECK_EQ(counters.telemetry.count, 1);
+    const struct zm_telemetry_row *row = &counters.telemetry.rows[0];
+    CHECK(fabs(row->busy_ns - 15e6) < 1e-3 && row->busy_interval_ns == 20000000);
+    CHECK(fabs(row->energy_j - 3.0) < 1e-9 && row->memory_peak_mib == 48.0);
+    CHECK(fabs(row->frequency_sum / (double)row->frequency_count - 2200.0 / 3) < 1e-9);
+    CHECK_EQ(zm_model_device_label_count(model), 1);
+    CHECK_EQ(zm_model_end_host(model), 0);
+    zm_model_free(model);
+    zm_telemetry_release(&counters.telemetry);
+}
+
 int main(void)
 {
     RUN(test_calls_pair_per_thread);
@@ -532,5 +617,6 @@ int main(void)
     RUN(test_lost_and_unanchored_timings_are_counted);
     RUN(test_inverted_device_interval_clamps);
     RUN(test_second_host_is_separate);
+    RUN(test_device_samples_become_counters);
     return check_status();
 }

@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include <level_zero/ze_api.h>
+#include <level_zero/zes_api.h>
 
 /* Level Zero 1.7 flags that the installed 1.4 headers lack. */
 /* The version of the Level Zero headers this driver is built against: spec 1.4 headers (Debian
@@ -321,6 +322,8 @@ void sim_truth_record(uint32_t device, const char *kind, const char *name, uint6
 /* Bytes accessible from ptr to the end of its allocation, 0 when ptr is in no allocation. */
 size_t sim_memory_span(const void *ptr);
 void sim_memory_release_all(void);
+/* Bytes of the device's live device and shared allocations. */
+uint64_t sim_memory_device_bytes(const struct sim_device *device);
 
 /* ---- sim_event.c ---- */
 /* Called by workers with sim_lock held. */
@@ -346,6 +349,15 @@ void sim_qkt_observe_locked(void);
 void sim_qkt_charge_append(struct sim_cmd *cmd);
 void sim_qkt_completed_locked(struct sim_cmd *cmd);
 void sim_qkt_forget_locked(struct sim_cmd *cmd);
+
+/* ---- sim_sysman.c ---- */
+/* At the driver's initialization: reads ZES_ENABLE_SYSMAN, starts the energy counter. */
+void sim_sysman_init(void);
+/* Whether the zes tables are filled (ZESIM_SYSMAN is not 0); read by the table getters. */
+bool sim_sysman_tables_wanted(void);
+/* A worker starts or ends work (kernels, copies, fills) on its queue's device, at now_ns. */
+void sim_sysman_busy_begin(const struct sim_queue *queue, uint64_t now_ns);
+void sim_sysman_busy_end(const struct sim_queue *queue, uint64_t now_ns);
 
 /* ---- sim_semaphore.c ---- */
 /* Runs a semaphore command on a worker: a signal sets each value, a wait blocks until each

@@ -64,6 +64,7 @@ static void init_driver(void)
 
     sim_clock_init();
     sim_truth_open();
+    sim_sysman_init();
 
     uint64_t seed = mix64((uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32) ^ sim_clock_host_ns());
     for (int i = 0; i < ZE_MAX_DRIVER_UUID_SIZE; i++)

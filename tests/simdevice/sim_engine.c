@@ -161,6 +161,13 @@ static void run_cmd(struct sim_queue *queue, uint64_t sequence, const void *list
 {
     wait_events(queue, cmd);
     struct sim_span span = {0, 0};
+    /* Work keeps an engine busy (Sysman's engine activity, sim_sysman.c); waits, signals and
+     * barriers do not. */
+    bool work = cmd->kind == SIM_CMD_KERNEL || cmd->kind == SIM_CMD_KERNEL_INDIRECT ||
+                cmd->kind == SIM_CMD_KERNELS_MULTI_INDIRECT || cmd->kind == SIM_CMD_COPY ||
+                cmd->kind == SIM_CMD_COPY_REGION || cmd->kind == SIM_CMD_FILL;
+    if (work)
+        sim_sysman_busy_begin(queue, sim_clock_host_ns());
     const char *kind = NULL; /* NULL: the command wrote its own truth lines */
     const char *name = cmd->function;
     switch (cmd->kind) {
@@ -239,6 +246,8 @@ static void run_cmd(struct sim_queue *queue, uint64_t sequence, const void *list
         span.start_ns = sim_clock_host_ns();
     if (span.end_ns == 0)
         span.end_ns = sim_clock_host_ns();
+    if (work)
+        sim_sysman_busy_end(queue, span.end_ns);
     if (kind)
         record(queue, list, kind, name, span);
 

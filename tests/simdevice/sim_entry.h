@@ -242,4 +242,24 @@ ze_result_t sim_list_append_wait_semaphores(ze_command_list_handle_t list, uint3
                                             ze_event_handle_t *waits);
 #endif
 
+/* sim_sysman.c: reached through core device handles (ZES_ENABLE_SYSMAN=1) */
+ze_result_t sim_sysman_enum_engine_groups(zes_device_handle_t device, uint32_t *count,
+                                          zes_engine_handle_t *out);
+ze_result_t sim_sysman_engine_get_properties(zes_engine_handle_t engine,
+                                             zes_engine_properties_t *props);
+ze_result_t sim_sysman_engine_get_activity(zes_engine_handle_t engine, zes_engine_stats_t *stats);
+ze_result_t sim_sysman_enum_frequency_domains(zes_device_handle_t device, uint32_t *count,
+                                              zes_freq_handle_t *out);
+ze_result_t sim_sysman_frequency_get_properties(zes_freq_handle_t domain,
+                                                zes_freq_properties_t *props);
+ze_result_t sim_sysman_frequency_get_state(zes_freq_handle_t domain, zes_freq_state_t *state);
+ze_result_t sim_sysman_enum_power_domains(zes_device_handle_t device, uint32_t *count,
+                                          zes_pwr_handle_t *out);
+ze_result_t sim_sysman_power_get_energy_counter(zes_pwr_handle_t domain,
+                                                zes_power_energy_counter_t *energy);
+ze_result_t sim_sysman_enum_memory_modules(zes_device_handle_t device, uint32_t *count,
+                                           zes_mem_handle_t *out);
+ze_result_t sim_sysman_memory_get_properties(zes_mem_handle_t module, zes_mem_properties_t *props);
+ze_result_t sim_sysman_memory_get_state(zes_mem_handle_t module, zes_mem_state_t *state);
+
 #endif

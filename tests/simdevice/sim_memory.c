@@ -49,6 +49,18 @@ size_t sim_memory_span(const void *ptr)
     return span;
 }
 
+uint64_t sim_memory_device_bytes(const struct sim_device *device)
+{
+    uint64_t bytes = 0;
+    pthread_mutex_lock(&memory_lock);
+    for (size_t i = 0; i < allocation_count; i++) {
+        if (allocations[i].device == device)
+            bytes += allocations[i].size;
+    }
+    pthread_mutex_unlock(&memory_lock);
+    return bytes;
+}
+
 static ze_result_t allocate(ze_context_handle_t context, ze_device_handle_t device, size_t size,
                             size_t alignment, ze_memory_type_t type, void **out)
 {

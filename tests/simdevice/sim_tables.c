@@ -336,17 +336,53 @@ SIM_EMPTY_TABLE(zetGetMetricQueryProcAddrTable, zet_metric_query_dditable_t, SIM
 SIM_EMPTY_TABLE(zetGetTracerExpProcAddrTable, zet_tracer_exp_dditable_t, SIM_SAME_SINCE_1_4)
 SIM_EMPTY_TABLE(zetGetDebugProcAddrTable, zet_debug_dditable_t, 11)
 
-/* Sysman (zes): no management interfaces. */
+/* Sysman (zes): what a telemetry sampler reads (sim_sysman.c), unless ZESIM_SYSMAN=0. */
+#define SIM_SYSMAN_TABLE_BEGIN(getter, table_type, entries_1_4)                                    \
+    ZE_DLLEXPORT ze_result_t ZE_APICALL getter(ze_api_version_t version, table_type *table)        \
+    {                                                                                              \
+        ze_result_t status = check_request(version, table);                                        \
+        if (status != ZE_RESULT_SUCCESS)                                                           \
+            return status;                                                                         \
+        size_t bytes = table_bytes(version, sizeof(*table), (entries_1_4));                        \
+        memset(table, 0, bytes);                                                                   \
+        if (!sim_sysman_tables_wanted())                                                           \
+            return ZE_RESULT_SUCCESS;
+#define SIM_SYSMAN_TABLE_END                                                                       \
+    return ZE_RESULT_SUCCESS;                                                                      \
+    }
+
+SIM_SYSMAN_TABLE_BEGIN(zesGetDeviceProcAddrTable, zes_device_dditable_t, 29)
+SIM_SET(table, bytes, pfnEnumEngineGroups, sim_sysman_enum_engine_groups);
+SIM_SET(table, bytes, pfnEnumFrequencyDomains, sim_sysman_enum_frequency_domains);
+SIM_SET(table, bytes, pfnEnumPowerDomains, sim_sysman_enum_power_domains);
+SIM_SET(table, bytes, pfnEnumMemoryModules, sim_sysman_enum_memory_modules);
+SIM_SYSMAN_TABLE_END
+
+SIM_SYSMAN_TABLE_BEGIN(zesGetEngineProcAddrTable, zes_engine_dditable_t, 2)
+SIM_SET(table, bytes, pfnGetProperties, sim_sysman_engine_get_properties);
+SIM_SET(table, bytes, pfnGetActivity, sim_sysman_engine_get_activity);
+SIM_SYSMAN_TABLE_END
+
+SIM_SYSMAN_TABLE_BEGIN(zesGetFrequencyProcAddrTable, zes_frequency_dditable_t, SIM_SAME_SINCE_1_4)
+SIM_SET(table, bytes, pfnGetProperties, sim_sysman_frequency_get_properties);
+SIM_SET(table, bytes, pfnGetState, sim_sysman_frequency_get_state);
+SIM_SYSMAN_TABLE_END
+
+SIM_SYSMAN_TABLE_BEGIN(zesGetPowerProcAddrTable, zes_power_dditable_t, SIM_SAME_SINCE_1_4)
+SIM_SET(table, bytes, pfnGetEnergyCounter, sim_sysman_power_get_energy_counter);
+SIM_SYSMAN_TABLE_END
+
+SIM_SYSMAN_TABLE_BEGIN(zesGetMemoryProcAddrTable, zes_memory_dditable_t, SIM_SAME_SINCE_1_4)
+SIM_SET(table, bytes, pfnGetProperties, sim_sysman_memory_get_properties);
+SIM_SET(table, bytes, pfnGetState, sim_sysman_memory_get_state);
+SIM_SYSMAN_TABLE_END
+
+/* The other management interfaces: none. */
 SIM_EMPTY_TABLE(zesGetDriverProcAddrTable, zes_driver_dditable_t, 2)
-SIM_EMPTY_TABLE(zesGetDeviceProcAddrTable, zes_device_dditable_t, 29)
 SIM_EMPTY_TABLE(zesGetSchedulerProcAddrTable, zes_scheduler_dditable_t, SIM_SAME_SINCE_1_4)
 SIM_EMPTY_TABLE(zesGetPerformanceFactorProcAddrTable, zes_performance_factor_dditable_t, SIM_SAME_SINCE_1_4)
-SIM_EMPTY_TABLE(zesGetPowerProcAddrTable, zes_power_dditable_t, SIM_SAME_SINCE_1_4)
-SIM_EMPTY_TABLE(zesGetFrequencyProcAddrTable, zes_frequency_dditable_t, SIM_SAME_SINCE_1_4)
-SIM_EMPTY_TABLE(zesGetEngineProcAddrTable, zes_engine_dditable_t, 2)
 SIM_EMPTY_TABLE(zesGetStandbyProcAddrTable, zes_standby_dditable_t, SIM_SAME_SINCE_1_4)
 SIM_EMPTY_TABLE(zesGetFirmwareProcAddrTable, zes_firmware_dditable_t, 2)
-SIM_EMPTY_TABLE(zesGetMemoryProcAddrTable, zes_memory_dditable_t, SIM_SAME_SINCE_1_4)
 SIM_EMPTY_TABLE(zesGetFabricPortProcAddrTable, zes_fabric_port_dditable_t, 6)
 SIM_EMPTY_TABLE(zesGetTemperatureProcAddrTable, zes_temperature_dditable_t, SIM_SAME_SINCE_1_4)
 SIM_EMPTY_TABLE(zesGetPsuProcAddrTable, zes_psu_dditable_t, SIM_SAME_SINCE_1_4)
