@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""check-perfetto.py MERGE PROTOC PROTO GOLDEN_DIR: the Perfetto timeline (-l FILE.pftrace) against the
+"""check-perfetto.py MERGE PROTOC PROTO CASES_DIR...: the Perfetto timeline (-l FILE.pftrace) against the
 JSON timeline of the same traces, decoded by `PROTOC --decode=perfetto.protos.Trace PROTO`.
 
-For every case of GOLDEN_DIR (tests/merger/golden: single hosts and the placed pair), both
-timelines are written and must say the same: the same lanes (numbers and names), on every lane
+For every case of each CASES_DIR (a folder holding `traces/`, one trace directory per host:
+tests/merger/golden's single hosts and placed pair, and tests/merger/perfetto-traces' sampled
+run, whose device telemetry gives counters), both timelines are written and must say the same: the same lanes (numbers and names), on every lane
 the same slices (time, duration, name, category, arguments), the same flows from the same appends
-to the same device slices, and the same metadata (placement of every host, remote windows,
-devices, anomalies, origin). The Perfetto file must also be well formed for a reader: one packet
+to the same device slices, the same metadata (placement of every host, remote windows,
+devices, anomalies, origin) and the same counter values (device telemetry), if any. The Perfetto file must also be well formed for a reader: one packet
 sequence whose first packet clears the incremental state, every interned id defined before use,
 every begin followed by its end on the same track, and slices that nest on every track once
 packets are ordered by time as Perfetto orders them. Then the command line: --timeline-format
@@ -106,6 +107,8 @@ def json_view(path):
     with open(path) as f:
         doc = json.load(f)
     lanes, slices, starts, ends = {}, {}, {}, {}
+    counters = sorted((ns(e["ts"]), e["pid"], e["name"], round(e["args"]["value"], 3))
+                      for e in doc["traceEvents"] if e["ph"] == "C")
     for e in doc["traceEvents"]:
         if e["ph"] == "M":
             number = e["pid"] if e["name"] == "process_name" else e["tid"]
@@ -122,7 +125,8 @@ def json_view(path):
             starts[e["id"]] = (ns(e["ts"]), e["tid"])
         elif e["ph"] == "f":
             ends[e["id"]] = (ns(e["ts"]), e["tid"])
-    return lanes, {k: sorted(v) for k, v in slices.items()}, starts, ends, doc["metadata"]
+    return (lanes, {k: sorted(v) for k, v in slices.items()}, starts, ends, doc["metadata"],
+            counters)
 
 
 def perfetto_view(packets, case):
@@ -135,6 +139,7 @@ def perfetto_view(packets, case):
     names, categories, arguments = {}, {}, {}
     lanes, slices, starts, ends, metadata = {}, {}, {}, {}, None
     undefined, unpaired, pending = [], [], None
+    counter_tracks, counters = {}, []
     timed = []  # (ts, file order, track, type) for the nesting check
     for index, p in enumerate(packets):
         interned = one(p, "interned_data", {})
@@ -145,7 +150,9 @@ def perfetto_view(packets, case):
         track = one(p, "track_descriptor")
         if track:
             process, thread = one(track, "process"), one(track, "thread")
-            if process:
+            if "counter" in track:
+                counter_tracks[one(track, "uuid")] = (one(track, "parent_uuid"), one(track, "name"))
+            elif process:
                 lanes[one(process, "pid")] = one(process, "process_name")
             elif thread:
                 lanes[one(thread, "tid")] = one(thread, "thread_name")
@@ -176,6 +183,9 @@ def perfetto_view(packets, case):
                 slices.setdefault(uuid, []).append((start, ts - start, name, category, args))
                 pending = None
             timed.append((ts, index, uuid, -1))
+        elif kind == "TYPE_COUNTER":
+            parent, name = counter_tracks.get(uuid, (None, None))
+            counters.append((ts, parent, name, round(one(event, "double_counter_value"), 3)))
         elif kind == "TYPE_INSTANT" and uuid == 1 << 40:
             metadata = {one(a, "name"): annotation_value(a) for a in event["debug_annotations"]}
         elif kind == "TYPE_INSTANT":
@@ -203,7 +213,8 @@ def perfetto_view(packets, case):
         elif not stack or stack.pop() != ts:
             broken.append((uuid, ts))
     check(not broken, f"{case}: slices nest on every track in Perfetto's order", str(broken[:3]))
-    return lanes, {k: sorted(v) for k, v in slices.items()}, starts, ends, metadata
+    return (lanes, {k: sorted(v) for k, v in slices.items()}, starts, ends, metadata,
+            sorted(counters))
 
 
 def run(argv):
@@ -218,8 +229,11 @@ def compare_case(merge, protoc, proto, case, traces, scratch):
         if not check(result.returncode == 0, f"{case}: zeprof-merge -l {os.path.basename(path)}",
                      result.stderr.decode(errors="replace")):
             return
-    lanes, slices, starts, ends, metadata = json_view(json_path)
-    p_lanes, p_slices, p_starts, p_ends, p_metadata = perfetto_view(decode(protoc, proto, pf_path), case)
+    lanes, slices, starts, ends, metadata, counters = json_view(json_path)
+    p_lanes, p_slices, p_starts, p_ends, p_metadata, p_counters = perfetto_view(
+        decode(protoc, proto, pf_path), case)
+    check(p_counters == counters,
+          f"{case}: the same {len(counters)} counter values (telemetry), on the same devices")
     check(p_lanes.pop(1 << 40, None) == "zeprof", f"{case}: the metadata's own track, \"zeprof\"")
     check(p_lanes == lanes, f"{case}: the same {len(lanes)} lanes, numbered and named alike",
           f"json {lanes}\nperfetto {p_lanes}")
@@ -281,21 +295,24 @@ def check_command_line(merge, traces, scratch):
 
 
 def main():
-    if len(sys.argv) != 5:
+    if len(sys.argv) < 5:
         print(__doc__, file=sys.stderr)
         return 2
-    merge, protoc, proto, golden = sys.argv[1:]
-    cases = sorted(c for c in os.listdir(golden) if os.path.isdir(os.path.join(golden, c, "traces")))
+    merge, protoc, proto = sys.argv[1:4]
+    cases = []
+    for directory in sys.argv[4:]:
+        cases += [(c, os.path.join(directory, c, "traces")) for c in sorted(os.listdir(directory))
+                  if os.path.isdir(os.path.join(directory, c, "traces"))]
     with tempfile.TemporaryDirectory(prefix="zeprof-perfetto-") as scratch:
-        for case in cases:
-            traces_dir = os.path.join(golden, case, "traces")
+        for case, traces_dir in cases:
             traces = [os.path.join(traces_dir, t) for t in sorted(os.listdir(traces_dir))]
             try:
                 compare_case(merge, protoc, proto, case, traces, scratch)
             except (RuntimeError, ValueError, subprocess.TimeoutExpired) as error:
                 check(False, f"{case}: decoded", str(error))
-        gen = os.path.join(golden, "gen", "traces")
-        check_command_line(merge, [os.path.join(gen, t) for t in sorted(os.listdir(gen))], scratch)
+        first = cases[0][1]
+        check_command_line(merge, [os.path.join(first, t) for t in sorted(os.listdir(first))],
+                           scratch)
     return exit_status()
 
 

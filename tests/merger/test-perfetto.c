@@ -5,10 +5,12 @@
 #include "check.h"
 #include "perfetto.h"
 #include "perfetto_trace.pb-c.h"
+#include "timeline.h"
 
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef Perfetto__Protos__TracePacket Packet;
 
@@ -194,8 +196,125 @@ static void test_perfetto_round_trip(void)
     free(data);
 }
 
+static int64_t same_axis(void *context, uint32_t host, int64_t host_ns, int64_t *bound_ns)
+{
+    (void)context, (void)host;
+    if (bound_ns)
+        *bound_ns = 0;
+    return host_ns;
+}
+
+static int64_t no_bound(void *context, uint32_t host, int64_t axis_ns)
+{
+    (void)context, (void)host, (void)axis_ns;
+    return 0;
+}
+
+static bool placed(void *context, uint32_t host)
+{
+    (void)context, (void)host;
+    return true;
+}
+
+/* A whole timeline with device telemetry (span.h's counter samples) in `kind`'s format; returns
+ * the file's bytes (the caller frees), or NULL. */
+static uint8_t *timeline_with_counters(enum zm_timeline_kind kind, const char *path, long *size)
+{
+    char reason[256];
+    struct zm_timeline *timeline = zm_timeline_open(path, kind, reason, sizeof(reason));
+    CHECK(timeline != NULL);
+    if (!timeline)
+        return NULL;
+    CHECK_EQ(zm_timeline_begin_host(timeline, 0, "host"), 0);
+    const struct zm_counter_sample samples[] = {
+        {.device_name = "GPU", .pid = 7, .kind = ZM_COUNTER_FREQUENCY, .time_ns = 1000, .value = 1600},
+        {.device_name = "GPU", .pid = 7, .kind = ZM_COUNTER_FREQUENCY, .time_ns = 2000, .value = 300},
+        {.device_name = "GPU", .pid = 7, .kind = ZM_COUNTER_POWER, .time_ns = 2000, .interval_ns = 1000, .value = 12.5},
+    };
+    for (size_t i = 0; i < sizeof(samples) / sizeof(samples[0]); i++)
+        CHECK_EQ(zm_timeline_counter(timeline, &samples[i]), 0);
+    CHECK_EQ(zm_timeline_end_host(timeline), 0);
+    struct zm_timeline_placement placement = {same_axis, no_bound, placed, NULL};
+    json_t *metadata = json_object();
+    CHECK_EQ(zm_timeline_finish(timeline, &placement, metadata, reason, sizeof(reason)), 0);
+    json_decref(metadata);
+    FILE *file = fopen(path, "rb");
+    CHECK(file != NULL);
+    if (!file)
+        return NULL;
+    fseek(file, 0, SEEK_END);
+    *size = ftell(file);
+    rewind(file);
+    uint8_t *data = malloc((size_t)*size + 1);
+    CHECK_EQ(fread(data, 1, (size_t)*size, file), *size);
+    data[*size] = 0;
+    fclose(file);
+    return data;
+}
+
+/* Telemetry through the timeline: a counter track per (device, kind) under the device's track,
+ * described once, each sample a value on it; the same samples as the JSON's "C" events. */
+static void test_timeline_counters(void)
+{
+    char directory[] = "/tmp/zeprof-test-perfetto-XXXXXX";
+    CHECK(mkdtemp(directory) != NULL);
+    char path[64];
+    snprintf(path, sizeof(path), "%s/t.pftrace", directory);
+    long size = 0;
+    uint8_t *data = timeline_with_counters(ZM_TIMELINE_BY_NAME, path, &size);
+    size_t count = 0;
+    Packet **packets = data ? read_packets(data, (size_t)size, &count) : NULL;
+    uint64_t device_track = 0;
+    int tracks = 0, values = 0;
+    for (size_t i = 0; i < count; i++) {
+        const Perfetto__Protos__TrackDescriptor *track = packets[i]->track_descriptor;
+        if (track && track->name && strcmp(track->name, "host GPU") == 0)
+            device_track = track->uuid;
+        if (track && track->counter) {
+            tracks++;
+            CHECK(track->parent_uuid == device_track && device_track != 0);
+            CHECK(strcmp(track->name, tracks == 1 ? "frequency MHz" : "power W") == 0);
+            CHECK(strcmp(track->counter->unit_name, tracks == 1 ? "MHz" : "W") == 0);
+        }
+        const Perfetto__Protos__TrackEvent *event = packets[i]->track_event;
+        if (event && event->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_COUNTER) {
+            static const double expected[] = {1600, 300, 12.5};
+            static const uint64_t at[] = {0, 1000, 1000};
+            CHECK(values < 3 && event->double_counter_value == expected[values] &&
+                  packets[i]->timestamp == at[values]);
+            CHECK_EQ(event->track_uuid, ZM_PERFETTO_COUNTER_TRACKS + device_track * 8 +
+                                            (values < 2 ? ZM_COUNTER_FREQUENCY : ZM_COUNTER_POWER));
+            values++;
+        }
+    }
+    CHECK_EQ(tracks, 2);
+    CHECK_EQ(values, 3);
+    for (size_t i = 0; i < count; i++)
+        perfetto__protos__trace_packet__free_unpacked(packets[i], NULL);
+    free(packets);
+    free(data);
+    unlink(path);
+    /* The same samples in JSON: three "C" events on the device's lane. */
+    snprintf(path, sizeof(path), "%s/t.json", directory);
+    data = timeline_with_counters(ZM_TIMELINE_BY_NAME, path, &size);
+    json_t *json = data ? json_loads((const char *)data, 0, NULL) : NULL;
+    CHECK(json != NULL);
+    json_t *events = json_object_get(json, "traceEvents");
+    int counters = 0;
+    for (size_t i = 0; i < json_array_size(events); i++) {
+        const char *phase = json_string_value(json_object_get(json_array_get(events, i), "ph"));
+        counters += phase && strcmp(phase, "C") == 0;
+    }
+    CHECK_EQ(counters, 3);
+    json_decref(json);
+    free(data);
+    unlink(path);
+    rmdir(directory);
+}
+
 int main(void)
 {
     RUN(test_perfetto_round_trip);
+    RUN(test_timeline_counters);
     return check_status();
 }
