@@ -45,8 +45,8 @@ struct perfetto_writer {
     FILE *out;     /* Weak */
     uint8_t *data; /* Owned by this: encoded packets not yet written */
     size_t length, capacity;
-    bool failed;           /* sticky: an allocation or a write failed */
-    struct zm_map names;   /* interned name pointer → event name iid */
+    bool failed;                  /* sticky: an allocation or a write failed */
+    struct zm_map names;          /* interned name pointer → event name iid */
     struct zm_map counter_tracks; /* (device lane, kind) → 1 once its track is described */
     uint64_t next_name_iid;
     char *clean; /* Owned by this: the last name made valid UTF-8 */
@@ -82,7 +82,7 @@ static int write_packet(struct perfetto_writer *writer, const Perfetto__Protos__
         return -1;
     uint8_t *at = writer->data + writer->length;
     *at++ = (1 << 3) | 2; /* field 1, wire type 2 (length-delimited) */
-    for (uint64_t rest = size; ; rest >>= 7) {
+    for (uint64_t rest = size;; rest >>= 7) {
         if (rest < 0x80) {
             *at++ = (uint8_t)rest;
             break;
@@ -178,7 +178,8 @@ static int write_first_packet(struct perfetto_writer *writer)
     packet.has_first_packet_on_sequence = true;
     packet.first_packet_on_sequence = true;
     packet.has_sequence_flags = true;
-    packet.sequence_flags = PERFETTO__PROTOS__TRACE_PACKET__SEQUENCE_FLAGS__SEQ_INCREMENTAL_STATE_CLEARED;
+    packet.sequence_flags =
+        PERFETTO__PROTOS__TRACE_PACKET__SEQUENCE_FLAGS__SEQ_INCREMENTAL_STATE_CLEARED;
     packet.interned_data = &interned;
     return write_packet(writer, &packet);
 }

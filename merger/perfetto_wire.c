@@ -49,8 +49,8 @@ static size_t track_event(uint8_t *out, const struct zm_perfetto_wire_event *eve
         at = varint_field(at, 3, event->category_iid);
     for (size_t i = 0; i < event->annotation_count; i++) {
         uint8_t body[32], *end = varint_field(body, 1, event->annotations[i].name_iid);
-        static const uint32_t value_fields[] = {[ZM_WIRE_BOOL] = 2, [ZM_WIRE_UINT] = 3,
-                                                [ZM_WIRE_INT] = 4};
+        static const uint32_t value_fields[] = {
+            [ZM_WIRE_BOOL] = 2, [ZM_WIRE_UINT] = 3, [ZM_WIRE_INT] = 4};
         end = varint_field(end, value_fields[event->annotations[i].kind],
                            event->annotations[i].value);
         at = message_field(at, 4, body, (size_t)(end - body));

@@ -29,9 +29,9 @@ enum zm_timeline_lane_kind {
 struct zm_timeline_lane {
     enum zm_timeline_lane_kind kind;
     uint32_t number;
-    uint32_t process;  /* the number of the process or device lane holding it (itself for those) */
-    const char *name;  /* Weak: what the lane is called ("[unplaced] " prefix included) */
-    int64_t pid, tid;  /* the traced process (all but device lanes) and thread (thread lanes) */
+    uint32_t process; /* the number of the process or device lane holding it (itself for those) */
+    const char *name; /* Weak: what the lane is called ("[unplaced] " prefix included) */
+    int64_t pid, tid; /* the traced process (all but device lanes) and thread (thread lanes) */
 };
 
 /* One API call or one execution on a device, its lanes given by number. */

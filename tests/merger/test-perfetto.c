@@ -80,9 +80,16 @@ static void test_perfetto_round_trip(void)
         CHECK_EQ(zm_perfetto_format.lane(writer, &lanes[i], 0), 0);
     static const char inner[] = "zeInner", outer[] = "zeOuter", kernel[] = "kernel";
     /* The inner call completes first and so arrives first; both start at 100. */
-    struct zm_timeline_slice api = {.name = inner, .hostname = "host", .ts_ns = 100,
-                                    .duration_ns = 10, .process = 1, .lane = 2, .pid = 7,
-                                    .tid = 8, .result = 0x78000001u, .synthetic = true};
+    struct zm_timeline_slice api = {.name = inner,
+                                    .hostname = "host",
+                                    .ts_ns = 100,
+                                    .duration_ns = 10,
+                                    .process = 1,
+                                    .lane = 2,
+                                    .pid = 7,
+                                    .tid = 8,
+                                    .result = 0x78000001u,
+                                    .synthetic = true};
     CHECK_EQ(zm_perfetto_format.slice(writer, &api), 0);
     api.name = outer;
     api.duration_ns = 50;
@@ -93,18 +100,27 @@ static void test_perfetto_round_trip(void)
     CHECK_EQ(zm_perfetto_format.flow_start(writer, 100, 5, 1, 2), 0);
     CHECK_EQ(zm_perfetto_counter_track(writer, 1000, 3, "frequency", "MHz"), 0);
     CHECK_EQ(zm_perfetto_counter(writer, 1000, 150, 1200.5), 0);
-    struct zm_timeline_slice device = {.device = true, .name = kernel, .hostname = "host",
-                                       .ts_ns = 200, .duration_ns = 40, .process = 3, .lane = 4,
-                                       .pid = 7, .device_name = "GPU", .uncertainty_ns = 9,
-                                       .queue = 0x10, .call_id = 12, .execution = 2, .flow = 5};
+    struct zm_timeline_slice device = {.device = true,
+                                       .name = kernel,
+                                       .hostname = "host",
+                                       .ts_ns = 200,
+                                       .duration_ns = 40,
+                                       .process = 3,
+                                       .lane = 4,
+                                       .pid = 7,
+                                       .device_name = "GPU",
+                                       .uncertainty_ns = 9,
+                                       .queue = 0x10,
+                                       .call_id = 12,
+                                       .execution = 2,
+                                       .flow = 5};
     CHECK_EQ(zm_perfetto_format.slice(writer, &device), 0);
     device.ts_ns = 300;
     device.flow = 0;
     CHECK_EQ(zm_perfetto_format.slice(writer, &device), 0);
     CHECK_EQ(zm_perfetto_counter(writer, 1000, 350, 1300), 0);
-    json_t *metadata = json_pack("{s:[{s:s, s:s, s:I}], s:I}", "hosts", "hostname", "host",
-                                 "role", "axis", "offset_ns", (json_int_t)-4, "origin_ns",
-                                 (json_int_t)5);
+    json_t *metadata = json_pack("{s:[{s:s, s:s, s:I}], s:I}", "hosts", "hostname", "host", "role",
+                                 "axis", "offset_ns", (json_int_t)-4, "origin_ns", (json_int_t)5);
     CHECK_EQ(zm_perfetto_format.end(writer, metadata), 0);
     json_decref(metadata);
     zm_perfetto_format.free(writer);
@@ -140,7 +156,8 @@ static void test_perfetto_round_trip(void)
     /* result 0 is left out; the placement bound stays */
     CHECK(begin && begin->n_debug_annotations == 1 && begin->debug_annotations[0]->int_value == 33);
     CHECK(at + 1 < count && packets[at + 1]->timestamp == 150 &&
-          packets[at + 1]->track_event->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END);
+          packets[at + 1]->track_event->type ==
+              PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END);
     at++;
     begin = event_of(packets, count, &at, PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN);
     CHECK(begin && packets[at]->interned_data &&
@@ -227,9 +244,22 @@ static uint8_t *timeline_with_counters(enum zm_timeline_kind kind, const char *p
         return NULL;
     CHECK_EQ(zm_timeline_begin_host(timeline, 0, "host"), 0);
     const struct zm_counter_sample samples[] = {
-        {.device_name = "GPU", .pid = 7, .kind = ZM_COUNTER_FREQUENCY, .time_ns = 1000, .value = 1600},
-        {.device_name = "GPU", .pid = 7, .kind = ZM_COUNTER_FREQUENCY, .time_ns = 2000, .value = 300},
-        {.device_name = "GPU", .pid = 7, .kind = ZM_COUNTER_POWER, .time_ns = 2000, .interval_ns = 1000, .value = 12.5},
+        {.device_name = "GPU",
+         .pid = 7,
+         .kind = ZM_COUNTER_FREQUENCY,
+         .time_ns = 1000,
+         .value = 1600},
+        {.device_name = "GPU",
+         .pid = 7,
+         .kind = ZM_COUNTER_FREQUENCY,
+         .time_ns = 2000,
+         .value = 300},
+        {.device_name = "GPU",
+         .pid = 7,
+         .kind = ZM_COUNTER_POWER,
+         .time_ns = 2000,
+         .interval_ns = 1000,
+         .value = 12.5},
     };
     for (size_t i = 0; i < sizeof(samples) / sizeof(samples[0]); i++)
         CHECK_EQ(zm_timeline_counter(timeline, &samples[i]), 0);
