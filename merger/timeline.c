@@ -150,7 +150,8 @@ static char *directory_of(const char *path)
     return strndup(path, (size_t)(slash - path));
 }
 
-bool zm_timeline_is_perfetto_path(const char *path)
+/* Whether `path` names a Perfetto trace (ends in ".pftrace"). */
+static bool is_perfetto_path(const char *path)
 {
     static const char suffix[] = ".pftrace";
     size_t length = strlen(path);
@@ -165,7 +166,7 @@ struct zm_timeline *zm_timeline_open(const char *path, enum zm_timeline_kind kin
     if (!timeline)
         return NULL;
     if (kind == ZM_TIMELINE_BY_NAME)
-        kind = zm_timeline_is_perfetto_path(path) ? ZM_TIMELINE_PERFETTO : ZM_TIMELINE_JSON;
+        kind = is_perfetto_path(path) ? ZM_TIMELINE_PERFETTO : ZM_TIMELINE_JSON;
     timeline->format = kind == ZM_TIMELINE_PERFETTO ? &zm_perfetto_format : &zm_timeline_json_format;
     int fd = -1;
     char *directory = NULL;

@@ -43,8 +43,6 @@ enum zm_timeline_kind {
     ZM_TIMELINE_PERFETTO, /* Perfetto's protobuf trace */
 };
 
-/* Whether `path` names a Perfetto trace (ends in ".pftrace"). */
-bool zm_timeline_is_perfetto_path(const char *path);
 /* Creates the temporary file for `path` now, so an unwritable path fails before any work.
  * On failure returns NULL and writes "Failed to …" into `reason`. */
 ZM_MUST_CHECK struct zm_timeline *zm_timeline_open(const char *path, enum zm_timeline_kind kind,
