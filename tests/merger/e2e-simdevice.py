@@ -73,6 +73,11 @@ def main():
             return exit_status()
         check_merge(json.loads(result.stdout), truth, timeline)
         check_names(merge, trace, json.loads(result.stdout), timeline)
+        # Without sampling the telemetry provider is never loaded: its events are not even
+        # registered (not in the trace's metadata).
+        check(not any("zeprof_sample" in read_metadata(os.path.join(root, "metadata"))
+                      for root, _, files in os.walk(trace) if "metadata" in files),
+              "zeprof_sample registered in a run without sampling")
         check_telemetry(merge, record_trace, workload, shim, simdevice, work, asan)
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -95,6 +100,11 @@ def record_busy(record_trace, workload, shim, simdevice, work, name, asan, *extr
                     f"ASAN_OPTIONS={asan}", f"ZEPROF_SAMPLE_MS={SAMPLE_MS}",
                     "ZES_ENABLE_SYSMAN=1", *extra, workload, "busy"])
     return trace, truth, recorded
+
+
+def read_metadata(path):
+    with open(path, "rb") as metadata:
+        return metadata.read().decode("latin-1")
 
 
 def raw_samples(merge, trace):
