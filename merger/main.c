@@ -8,6 +8,7 @@
  */
 #include "demangle.h"
 #include "dump.h"
+#include "kernels.h"
 #include "model.h"
 #include "options.h"
 #include "placement.h"
@@ -17,6 +18,7 @@
 #include "tally.h"
 #include "telemetry.h"
 #include "timeline.h"
+#include "traffic.h"
 #include "utf8.h"
 
 #include <stdio.h>
@@ -26,10 +28,13 @@
 #define ZEPROF_VERSION "unknown"
 #endif
 
-/* Where the model's spans go: every span to the statistics (the tally), and to the timeline when
- * one is written. Kernel names are demangled here, once for both, so that they agree. */
+/* Where the model's spans go: every span to the statistics (the tally), copies and fills to the
+ * memory traffic too, and to the timeline when one is written. Kernel names are demangled here,
+ * once for both, so that they agree. */
 struct span_consumers {
     struct zm_stats *stats;       /* Weak */
+    struct zm_traffic *traffic;   /* Weak */
+    struct zm_kernels *kernels;   /* Weak, NULL without -k */
     struct zm_timeline *timeline; /* Weak, may be NULL */
     struct zm_demangle *demangle; /* Weak, NULL with --mangled */
     struct zm_telemetry *telemetry; /* Weak */
@@ -56,6 +61,9 @@ static int device_span(void *context, const struct zm_device_span *span)
     if (consumers->demangle && !(shown.name = zm_demangle_name(consumers->demangle, span->name)))
         return -1;
     if (zm_stats_add_device(consumers->stats, &shown) != 0)
+        return -1;
+    zm_traffic_add(consumers->traffic, &shown);
+    if (consumers->kernels && zm_kernels_add(consumers->kernels, &shown) != 0)
         return -1;
     return consumers->timeline ? zm_timeline_device_span(consumers->timeline, &shown) : 0;
 }
@@ -148,6 +156,8 @@ static int merge(void *context, char *reason, int reason_size)
     int status = 2;
     struct zm_timeline *timeline = NULL;
     struct zm_stats stats;
+    struct zm_traffic traffic;
+    struct zm_kernels kernels;
     struct zm_demangle demangle;
     struct zm_telemetry telemetry;
     const char **hostnames = NULL;
@@ -155,6 +165,8 @@ static int merge(void *context, char *reason, int reason_size)
     struct zm_placement placement = {0};
     FILE *dump = NULL;
     zm_stats_init(&stats, options->extended);
+    zm_traffic_init(&traffic);
+    zm_kernels_init(&kernels);
     zm_demangle_init(&demangle);
     zm_telemetry_init(&telemetry);
     if (options->timeline) {
@@ -170,14 +182,15 @@ static int merge(void *context, char *reason, int reason_size)
             return 2;
         }
     }
-    struct span_consumers consumers = {&stats, timeline, options->mangled ? NULL : &demangle,
-                                       &telemetry};
+    struct zm_kernels *detail = options->kernel_verbose ? &kernels : NULL;
+    struct span_consumers consumers = {&stats, &traffic, detail, timeline,
+                                       options->mangled ? NULL : &demangle, &telemetry};
     struct zm_span_sink sink = {.begin_host = begin_host,
-                               .api_span = api_span,
-                               .device_span = device_span,
-                               .end_host = end_host,
-                               .counter = counter,
-                               .context = &consumers};
+                                .api_span = api_span,
+                                .device_span = device_span,
+                                .end_host = end_host,
+                                .counter = counter,
+                                .context = &consumers};
     model = zm_model_new(&sink, options->max_rate_ppm);
     if (!model) {
         snprintf(reason, (size_t)reason_size,
@@ -226,9 +239,10 @@ static int merge(void *context, char *reason, int reason_size)
         json_t *sampled = hostnames ? zm_telemetry_json(&telemetry, hostnames) : NULL;
         int printed = !sampled ? -1
                       : options->json
-                          ? zm_tally_print_json(stdout, model, &stats, &placement, sampled)
-                          : zm_tally_print_text(stdout, model, &stats, &placement,
-                                                options->max_name_size);
+                          ? zm_tally_print_json(stdout, model, &stats, &traffic, detail,
+                                                &placement, sampled)
+                          : zm_tally_print_text(stdout, model, &stats, &traffic, detail,
+                                                &placement, options->max_name_size);
         if (printed == 0 && !options->json)
             printed = zm_telemetry_print_text(stdout, &telemetry, hostnames, host_count);
         json_decref(sampled);
@@ -250,6 +264,7 @@ end:
     zm_placement_release(&placement);
     zm_model_free(model);
     zm_stats_release(&stats);
+    zm_kernels_release(&kernels);
     zm_telemetry_release(&telemetry);
     free(hostnames);
     zm_demangle_release(&demangle); /* after the timeline and the tally: they borrow its names */

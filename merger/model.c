@@ -4,6 +4,9 @@
 #include "grow.h"
 #include "intern.h"
 #include "map.h"
+#include "memory.h"
+#include "shapes.h"
+#include "traffic.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +25,11 @@ struct zm_thread {
     int64_t last_ns;
     struct open_call *stack; /* Owned by this */
     size_t depth, capacity;
+    /* The `transfer` and `kernel_shape` just read on this thread, for the append of call id
+     * `detail_call_id` that follows them. */
+    uint64_t detail_call_id, dst, src;
+    bool has_transfer, has_shape;
+    struct zm_kernel_shape shape;
 };
 
 /* An append awaiting its timing(s). Immediate lists execute once (execution 0): the append is
@@ -32,6 +40,9 @@ struct zm_append {
     int64_t append_ns; /* the append event itself: where the flow arrow starts */
     int64_t tid;
     uint64_t call_id, list;
+    uint64_t bytes;     /* a copy's or fill's size, for the memory traffic */
+    uint32_t direction; /* enum zm_traffic_direction, decided when the append was read */
+    struct zm_kernel_shape shape;
     size_t next_free;            /* free list link (index + 1) */
     size_t list_prev, list_next; /* the other appends of the same list (index + 1, 0: none) */
 };
@@ -47,6 +58,9 @@ struct spooled_timing {
     int64_t entry_ns; /* the append's API entry, INT64_MIN when the append was not seen */
     int64_t read_ns;  /* the device_timing event: the work was done by then */
     int64_t append_ns;
+    uint64_t bytes;
+    uint32_t direction;
+    struct zm_kernel_shape shape;
 };
 
 /* The last Sysman reading of one device by one process (device_sample). */
@@ -86,6 +100,9 @@ struct zm_model {
     size_t append_count, append_capacity;
     size_t free_append;         /* head of the free list (index + 1), 0 when empty */
     struct zm_map list_appends; /* (host<<32|pid, list) -> first append of the list (index + 1) */
+    struct zm_memory memory;    /* live allocations of the current host: copy directions */
+    struct zm_shapes shapes;    /* launch shapes carried forward per (thread, kernel name) */
+    const char *mem_free;       /* Weak: interned "zeMemFree" */
     const char *list_destroy, *list_reset; /* Weak: interned function names */
 
     FILE *spool; /* Owned by this: raw device timings of the current host */
@@ -115,9 +132,13 @@ struct zm_model *zm_model_new(const struct zm_span_sink *sink, uint64_t rate_ppm
     zm_map_init(&model->list_appends);
     model->list_destroy = zm_intern(&model->names, "zeCommandListDestroy");
     model->list_reset = zm_intern(&model->names, "zeCommandListReset");
+    model->mem_free = zm_intern(&model->names, "zeMemFree");
+    zm_memory_init(&model->memory);
+    zm_shapes_init(&model->shapes);
     model->frames = zm_remote_index_new();
     model->spool = tmpfile();
-    if (!model->spool || !model->frames || !model->list_destroy || !model->list_reset) {
+    if (!model->spool || !model->frames || !model->list_destroy || !model->list_reset ||
+        !model->mem_free) {
         zm_model_free(model);
         return NULL;
     }
@@ -144,6 +165,8 @@ void zm_model_free(struct zm_model *model)
     zm_map_release(&model->label_index);
     zm_map_release(&model->appends);
     zm_map_release(&model->list_appends);
+    zm_memory_release(&model->memory);
+    zm_shapes_release(&model->shapes);
     zm_intern_release(&model->names);
     zm_remote_index_free(model->frames);
     if (model->spool)
@@ -215,6 +238,23 @@ static int complete_call(struct zm_model *model, const struct zm_thread *thread,
         .synthetic = synthetic,
     };
     return model->sink.api_span(model->sink.context, &span);
+}
+
+/* Allocations and frees: where copies' pointers point (memory.h). */
+static int track_memory(struct zm_model *model, const struct zm_event *event)
+{
+    uint64_t process = zm_map_process_key(model->current_host, event->pid);
+    enum zm_memory_kind kind;
+    if (event->kind == ZM_EVENT_API_ENTRY && event->function == model->mem_free) {
+        zm_memory_free(&model->memory, process, event->address);
+        return 0;
+    }
+    if (!zm_memory_allocator(event->function, &kind))
+        return 0;
+    if (event->kind == ZM_EVENT_API_ENTRY)
+        return zm_memory_alloc_entry(&model->memory, process, event->tid, kind, event->size);
+    return zm_memory_alloc_exit(&model->memory, process, event->tid, event->result == 0,
+                                event->address);
 }
 
 static int api_entry(struct zm_thread *thread, const struct zm_event *event)
@@ -383,14 +423,51 @@ static int device_properties(struct zm_model *model, const struct zm_event *even
     return 0;
 }
 
+/* A copy's or fill's direction, from the pointers of the `transfer` just before it as the
+ * allocations read so far place them; none for other appends and without that event. */
+static uint32_t append_direction(const struct zm_model *model, const struct zm_thread *thread,
+                                 const struct zm_event *event)
+{
+    if (!thread->has_transfer || thread->detail_call_id != event->call_id)
+        return ZM_TRAFFIC_NONE;
+    uint64_t process = zm_map_process_key(model->current_host, event->pid);
+    return zm_traffic_direction(event->append_kind,
+                                zm_memory_kind_of(&model->memory, process, thread->dst),
+                                zm_memory_kind_of(&model->memory, process, thread->src));
+}
+
+/* A launch's shape: the `kernel_shape` just before it, else the one its thread last recorded for
+ * that kernel name (the shim records a shape only when it changed). */
+static int append_shape(struct zm_model *model, const struct zm_thread *thread,
+                        const struct zm_event *event, const char *name,
+                        struct zm_kernel_shape *shape)
+{
+    uint64_t thread_index = (uint64_t)(thread - model->thread_list);
+    if (thread->has_shape && thread->detail_call_id == event->call_id) {
+        *shape = thread->shape;
+        return zm_shapes_set(&model->shapes, name, thread_index, shape);
+    }
+    *shape = (struct zm_kernel_shape){0};
+    if (event->append_kind && strcmp(event->append_kind, "kernel") == 0)
+        *shape = zm_shapes_get(&model->shapes, name, thread_index);
+    return 0;
+}
+
 /* `previous_ns`: the thread's event before this one. An append made by a one-event call comes
  * before its call event; the call, and so the command, began after the thread's previous event. */
+
 static int append(struct zm_model *model, struct zm_thread *thread, const struct zm_event *event,
                   int64_t previous_ns)
 {
     const char *name =
         zm_intern(&model->names, event->name && event->name[0] ? event->name : "append");
     if (!name)
+        return -1;
+    struct zm_kernel_shape shape;
+    int shaped = append_shape(model, thread, event, name, &shape);
+    uint32_t direction = append_direction(model, thread, event);
+    thread->has_transfer = thread->has_shape = false;
+    if (shaped != 0)
         return -1;
     size_t index;
     if (model->free_append) {
@@ -408,7 +485,10 @@ static int append(struct zm_model *model, struct zm_thread *thread, const struct
                                                    .append_ns = event->ns,
                                                    .tid = event->tid,
                                                    .call_id = event->call_id,
-                                                   .list = event->list};
+                                                   .list = event->list,
+                                                   .bytes = event->bytes,
+                                                   .direction = direction,
+                                                   .shape = shape};
     uint64_t *old = zm_map_find(&model->appends, key, event->call_id);
     if (old) /* a reused call id: the newer append wins */
         forget_append(model, key, event->call_id, (size_t)*old);
@@ -489,6 +569,9 @@ static int device_timing(struct zm_model *model, const struct zm_event *event)
         record.api_tid = source->tid;
         record.entry_ns = source->entry_ns;
         record.append_ns = source->append_ns;
+        record.bytes = source->bytes;
+        record.direction = source->direction;
+        record.shape = source->shape;
         if (immediate)
             forget_append(model, key, event->call_id, index);
     } else {
@@ -525,8 +608,12 @@ int zm_model_event(struct zm_model *model, const struct zm_event *event)
     struct zm_device *device;
     switch (event->kind) {
     case ZM_EVENT_API_ENTRY:
+        if (track_memory(model, event) != 0)
+            return -1;
         return api_entry(thread, event);
     case ZM_EVENT_API_EXIT:
+        if (track_memory(model, event) != 0)
+            return -1;
         return api_exit(model, thread, event);
     case ZM_EVENT_API_CALL:
         return api_call(model, thread, event);
@@ -547,6 +634,21 @@ int zm_model_event(struct zm_model *model, const struct zm_event *event)
         return append(model, thread, event, previous_ns);
     case ZM_EVENT_DEVICE_TIMING:
         return device_timing(model, event);
+    case ZM_EVENT_TRANSFER: /* for the append that follows on this thread */
+        if (thread->detail_call_id != event->call_id)
+            thread->has_shape = false;
+        thread->detail_call_id = event->call_id;
+        thread->has_transfer = true;
+        thread->dst = event->dst;
+        thread->src = event->src;
+        return 0;
+    case ZM_EVENT_KERNEL_SHAPE:
+        if (thread->detail_call_id != event->call_id)
+            thread->has_transfer = false;
+        thread->detail_call_id = event->call_id;
+        thread->has_shape = true;
+        thread->shape = event->shape;
+        return 0;
     case ZM_EVENT_DEVICE_SAMPLE:
         return device_sample(model, event);
     case ZM_EVENT_FRAME: {
@@ -609,6 +711,9 @@ static int convert_spool(struct zm_model *model)
             .linked = record.linked != 0,
             .api_tid = record.api_tid,
             .append_ns = record.append_ns,
+            .bytes = record.bytes,
+            .direction = record.direction,
+            .shape = record.shape,
         };
         if (model->sink.device_span(model->sink.context, &span) != 0)
             return -1;
@@ -640,6 +745,7 @@ int zm_model_end_host(struct zm_model *model)
     zm_map_release(&model->list_appends);
     model->append_count = 0;
     model->free_append = 0;
+    zm_memory_release(&model->memory); /* allocations are per host too */
     if (model->sink.end_host)
         return model->sink.end_host(model->sink.context);
     return 0;

@@ -19,6 +19,11 @@
  *   open (calls in flight, appends awaiting their timing, anchors), not with the trace.
  * - A regular list's appends are kept for its executions until zeCommandListDestroy or
  *   zeCommandListReset of that list returns (the shim drains the list inside those calls).
+ * - Allocations (zeMemAlloc*, zeMemFree) are followed per process so that each copy or fill is
+ *   given its direction when its append is read (memory.h, traffic.h, from the `transfer` event
+ *   just before the append on its thread); its spans carry it.
+ * - A kernel launch's shape (`kernel_shape`, recorded only when it changed) is carried forward
+ *   per thread and kernel name (shapes.h); its spans carry it.
  * - Unknown events are counted; discarded events/packets reported by babeltrace2 are summed.
  * - Frame marks (zeprof_frame) are collected for placement (remote_index.h); a frame dispatched
  *   or served twice is a refusal: zm_model_event fails and zm_model_error says why.
@@ -50,6 +55,8 @@ enum zm_event_kind {
     ZM_EVENT_CLOCK_SAMPLE_END,
     ZM_EVENT_APPEND,
     ZM_EVENT_DEVICE_TIMING,
+    ZM_EVENT_TRANSFER,     /* a copy's or fill's pointers, before its append */
+    ZM_EVENT_KERNEL_SHAPE, /* a launch's shape, before its append when it changed */
     ZM_EVENT_FRAME,
     ZM_EVENT_DEVICE_SAMPLE, /* zeprof_sample:device_sample: one Sysman reading of one device */
     ZM_EVENT_UNKNOWN,
@@ -68,6 +75,10 @@ struct zm_event {
     uint64_t device, anchor, device_ticks, call_id, execution, queue, timer_hz;
     uint64_t list; /* append, device_timing; API entries with an hCommandList parameter */
     uint64_t global_start, global_end, bytes, groups;
+    uint64_t dst, src; /* transfer: a copy's or fill's pointers */
+    struct zm_kernel_shape shape; /* kernel_shape */
+    /* zeMemAlloc* entry: its size; their exit: the pointer returned; zeMemFree entry: its ptr */
+    uint64_t size, address;
     uint32_t sample, status, kernel_timestamp_valid_bits;
     const char *name, *uuid, *append_kind;
     /* zeprof_frame: the key and which mark */

@@ -18,6 +18,7 @@ const char *zm_options_usage(void)
            "\n"
            "  -e, --extended        split rows by host, process, thread and device\n"
            "  -j, --json            print the tally as JSON\n"
+           "  -k, --kernel-verbose  kernel rows split by group count, group size and SIMD width\n"
            "  -l, --timeline FILE   write the timeline to FILE: Perfetto's protobuf trace when\n"
            "                        FILE ends in .pftrace, else Chrome Trace Event JSON\n"
            "      --timeline-format json|perfetto\n"
@@ -57,6 +58,7 @@ enum zm_options_status zm_options_parse(struct zm_options *options, int argc, ch
     static const struct option long_options[] = {
         {"extended", no_argument, NULL, 'e'},
         {"json", no_argument, NULL, 'j'},
+        {"kernel-verbose", no_argument, NULL, 'k'},
         {"timeline", required_argument, NULL, 'l'},
         {"timeline-format", required_argument, NULL, OPT_TIMELINE_FORMAT},
         {"trace", no_argument, NULL, 't'},
@@ -73,13 +75,16 @@ enum zm_options_status zm_options_parse(struct zm_options *options, int argc, ch
     optind = 0;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "+ejl:tvh", long_options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+ejkl:tvh", long_options, NULL)) != -1) {
         switch (c) {
         case 'e':
             options->extended = true;
             break;
         case 'j':
             options->json = true;
+            break;
+        case 'k':
+            options->kernel_verbose = true;
             break;
         case 'l':
             options->timeline = optarg;

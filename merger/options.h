@@ -19,6 +19,7 @@ enum zm_options_timeline_format {
 
 struct zm_options {
     bool extended;            /* -e: rows split by host, process, thread and device */
+    bool kernel_verbose;      /* -k: kernel rows split by launch shape */
     bool json;                /* -j: the tally as JSON */
     bool dump;                /* -t: every event as one text line instead of the tally */
     bool verbose;             /* -v */

@@ -41,6 +41,18 @@ enum member {
     M_WORKER,
     M_SEQUENCE,
     M_CALL_START,
+    M_DST,
+    M_SRC,
+    M_SIZE,
+    M_PPTR_VAL,
+    M_PTR,
+    M_GROUP_COUNT_X,
+    M_GROUP_COUNT_Y,
+    M_GROUP_COUNT_Z,
+    M_GROUP_SIZE_X,
+    M_GROUP_SIZE_Y,
+    M_GROUP_SIZE_Z,
+    M_SIMD,
     M_VALID,
     M_ENGINE_ACTIVE,
     M_ENGINE_TIMESTAMP,
@@ -58,6 +70,9 @@ static const char *const member_names[M_COUNT] = {
     "bytes",        "groups",   "status",       "kernel_timestamp_valid_bits",
     "name",         "uuid",     "kind",         "hCommandList",
     "session",      "worker",   "sequence",     "call_start",
+    "dst",          "src",      "size",         "pptr_val",
+    "ptr",          "group_count_x", "group_count_y", "group_count_z",
+    "group_size_x", "group_size_y",  "group_size_z",  "simd",
     "valid",        "engine_active_us", "engine_timestamp_us", "frequency_mhz",
     "energy_uj",    "energy_timestamp_us", "memory_used",
 };
@@ -157,6 +172,8 @@ static enum zm_event_kind classify(struct reader *reader, const char *full, cons
             {"clock_sample_end", ZM_EVENT_CLOCK_SAMPLE_END},
             {"append", ZM_EVENT_APPEND},
             {"device_timing", ZM_EVENT_DEVICE_TIMING},
+            {"transfer", ZM_EVENT_TRANSFER},
+            {"kernel_shape", ZM_EVENT_KERNEL_SHAPE},
         };
         for (size_t i = 0; i < sizeof(device_events) / sizeof(*device_events); i++) {
             if (strcmp(event, device_events[i].name) == 0)
@@ -363,14 +380,18 @@ static int handle_event(struct reader *reader, const bt_message *message)
     const bt_field *context = bt_event_borrow_common_context_field_const(event);
     decoded.pid = context_member(context, info->vpid);
     decoded.tid = context_member(context, info->vtid);
-    if (info->kind == ZM_EVENT_API_ENTRY && info->member[M_COMMAND_LIST] >= 0) {
+    if (info->kind == ZM_EVENT_API_ENTRY) {
+        const bt_field *payload = bt_event_borrow_payload_field_const(event);
         /* The list a zeCommandListDestroy/Reset is about: its appends can be forgotten. */
-        decoded.list =
-            integer_member(bt_event_borrow_payload_field_const(event), info, M_COMMAND_LIST);
+        decoded.list = integer_member(payload, info, M_COMMAND_LIST);
+        /* zeMemAlloc*'s size, zeMemFree's pointer: the model follows allocations. */
+        decoded.size = integer_member(payload, info, M_SIZE);
+        decoded.address = integer_member(payload, info, M_PTR);
     } else if (info->kind != ZM_EVENT_API_ENTRY && info->kind != ZM_EVENT_API_DESC &&
                info->kind != ZM_EVENT_API_CALL) {
         const bt_field *payload = bt_event_borrow_payload_field_const(event);
         decoded.result = (uint32_t)integer_member(payload, info, M_RESULT);
+        decoded.address = integer_member(payload, info, M_PPTR_VAL); /* zeMemAlloc*'s pointer */
         if (info->kind == ZM_EVENT_FRAME) {
             decoded.frame_mark = info->frame_mark;
             decoded.session = integer_member(payload, info, M_SESSION);
@@ -390,12 +411,24 @@ static int handle_event(struct reader *reader, const bt_message *message)
             decoded.global_end = integer_member(payload, info, M_GLOBAL_END);
             decoded.bytes = integer_member(payload, info, M_BYTES);
             decoded.groups = integer_member(payload, info, M_GROUPS);
+            decoded.dst = integer_member(payload, info, M_DST);
+            decoded.src = integer_member(payload, info, M_SRC);
             decoded.status = (uint32_t)integer_member(payload, info, M_STATUS);
             decoded.kernel_timestamp_valid_bits =
                 (uint32_t)integer_member(payload, info, M_KERNEL_BITS);
             decoded.name = string_member(payload, info, M_NAME);
             decoded.uuid = string_member(payload, info, M_UUID);
             decoded.append_kind = string_member(payload, info, M_KIND);
+            if (info->kind == ZM_EVENT_KERNEL_SHAPE) {
+                for (int i = 0; i < 3; i++) {
+                    decoded.shape.count[i] =
+                        (uint32_t)integer_member(payload, info, M_GROUP_COUNT_X + i);
+                    decoded.shape.size[i] =
+                        (uint32_t)integer_member(payload, info, M_GROUP_SIZE_X + i);
+                }
+                decoded.shape.simd = (uint32_t)integer_member(payload, info, M_SIMD);
+                decoded.shape.known = true;
+            }
             if (info->kind == ZM_EVENT_DEVICE_SAMPLE) {
                 decoded.valid = (uint32_t)integer_member(payload, info, M_VALID);
                 decoded.engine_active_us = integer_member(payload, info, M_ENGINE_ACTIVE);

@@ -25,6 +25,14 @@ struct zm_api_span {
     bool synthetic; /* its exit was lost: closed by the model (docs/merger.md) */
 };
 
+/* A kernel launch's shape (-k, kernels.h), as the shim's `kernel_shape` recorded it: the group
+ * count, the kernel's group size, its SIMD width. A count or size of 0,0,0 is not known (an
+ * indirect launch; a group size the program never set); simd 0: not reported. */
+struct zm_kernel_shape {
+    uint32_t count[3], size[3], simd;
+    bool known; /* false: no shape recorded (not a kernel, or a trace without the events) */
+};
+
 /* One execution of an appended command on a device. */
 struct zm_device_span {
     uint32_t host;
@@ -39,6 +47,9 @@ struct zm_device_span {
     uint64_t call_id, execution;
     bool linked; /* the append was seen: api_tid and append_ns say where */
     int64_t api_tid, append_ns;
+    uint64_t bytes;     /* a copy's or fill's size (0 otherwise) */
+    uint32_t direction; /* enum zm_traffic_direction (traffic.h): NONE unless a copy or fill */
+    struct zm_kernel_shape shape; /* kernels: the launch's shape */
 };
 
 /* What a counter sample measures, and its unit. */

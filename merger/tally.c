@@ -150,6 +150,7 @@ static void print_hosts(FILE *out, const struct zm_placement *placement)
 }
 
 int zm_tally_print_text(FILE *out, const struct zm_model *model, struct zm_stats *stats,
+                        const struct zm_traffic *traffic, struct zm_kernels *kernels,
                         const struct zm_placement *placement, uint64_t max_name_size)
 {
     uint32_t hosts = zm_model_host_count(model);
@@ -163,6 +164,11 @@ int zm_tally_print_text(FILE *out, const struct zm_model *model, struct zm_stats
     print_table(out, model, &stats->api, false, stats->extended, max_name_size);
     fputs("\nDevice work\n", out);
     print_table(out, model, &stats->device, true, stats->extended, max_name_size);
+    if (kernels) {
+        fputs("\nKernel detail\n", out);
+        print_table(out, model, &kernels->stats.device, true, false, max_name_size);
+    }
+    zm_traffic_print_text(out, traffic);
     bool any = false;
     for (size_t i = 0; i < sizeof(anomaly_fields) / sizeof(*anomaly_fields); i++) {
         uint64_t value = anomaly_value(zm_model_anomalies(model), i);
@@ -212,7 +218,24 @@ static json_t *rows_json(const struct zm_model *model, struct zm_stat_table *tab
     return rows;
 }
 
+/* The kernel detail's rows, each with its name and shape as fields. New reference or NULL. */
+static json_t *kernels_json(const struct zm_model *model, struct zm_kernels *kernels)
+{
+    json_t *rows = rows_json(model, &kernels->stats.device, true, false);
+    for (size_t i = 0; rows && i < json_array_size(rows); i++) {
+        json_t *row = json_array_get(rows, i);
+        const struct zm_kernel_info *info =
+            zm_kernels_info(kernels, kernels->stats.device.rows[i].name);
+        if (!info || zm_kernels_shape_json(info, row) != 0) {
+            json_decref(rows);
+            return NULL;
+        }
+    }
+    return rows;
+}
+
 int zm_tally_print_json(FILE *out, const struct zm_model *model, struct zm_stats *stats,
+                        const struct zm_traffic *traffic, struct zm_kernels *kernels,
                         const struct zm_placement *placement, json_t *telemetry)
 {
     json_t *tally =
@@ -226,6 +249,8 @@ int zm_tally_print_json(FILE *out, const struct zm_model *model, struct zm_stats
     if (json_object_set_new(tally, "api", rows_json(model, &stats->api, false, stats->extended)) ||
         json_object_set_new(tally, "device",
                             rows_json(model, &stats->device, true, stats->extended)) ||
+        json_object_set_new(tally, "memory_traffic", zm_traffic_json(traffic)) ||
+        (kernels && json_object_set_new(tally, "kernels", kernels_json(model, kernels))) ||
         json_object_set_new(tally, "anomalies",
                             zm_tally_anomalies_json(zm_model_anomalies(model))) ||
         json_object_set_new(tally, "host_placement", zm_placement_to_json(placement)) ||

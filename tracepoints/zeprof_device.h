@@ -16,7 +16,8 @@
 #include <lttng/tracepoint.h>
 
 /* The most frequent events first: LTTng numbers a channel's events in registration order and gives
- * the first 31 a compact header (docs/tracepoints.md, "Event order and header size"). */
+ * the first 31 a compact header (docs/tracepoints.md, "Event order and header size"): these 8 and
+ * the 22 first events of zeprof_ze make 30. */
 
 /* During each profiled append, on the calling thread (before its `_call` event). Payload is
  * cost: `context` is an argument for the call site's sake but not recorded (nothing reads it). */
@@ -50,6 +51,39 @@ LTTNG_UST_TRACEPOINT_EVENT(zeprof_device, device_timing,
         lttng_ust_field_integer(uint64_t, context_start, context_start)
         lttng_ust_field_integer(uint64_t, context_end, context_end)
         lttng_ust_field_integer(uint32_t, status, status)
+    )
+)
+
+/* Before the `append` of each profiled copy or fill (and of no other append: a kernel's `append`
+ * is the most frequent event and carries nothing for this), on the same thread: the pointers
+ * the merger places in host, device or shared memory for the traffic by direction. A fill's
+ * `src` is its pattern. */
+LTTNG_UST_TRACEPOINT_EVENT(zeprof_device, transfer,
+    LTTNG_UST_TP_ARGS(uint64_t, call_id, uint64_t, dst, uint64_t, src),
+    LTTNG_UST_TP_FIELDS(
+        lttng_ust_field_integer(uint64_t, call_id, call_id)
+        lttng_ust_field_integer_hex(uint64_t, dst, dst)
+        lttng_ust_field_integer_hex(uint64_t, src, src)
+    )
+)
+
+/* Before the `append` of a kernel launch whose shape differs from the last one this thread
+ * recorded for a kernel of that name (interposer/timing/timing_shape.c): the launch's group
+ * count, the kernel's group size and its SIMD width (0: not reported). Launches of an unchanged
+ * shape record nothing: the merger carries the shape forward per thread and kernel name. */
+LTTNG_UST_TRACEPOINT_EVENT(zeprof_device, kernel_shape,
+    LTTNG_UST_TP_ARGS(uint64_t, call_id, uint32_t, group_count_x, uint32_t, group_count_y,
+        uint32_t, group_count_z, uint32_t, group_size_x, uint32_t, group_size_y,
+        uint32_t, group_size_z, uint32_t, simd),
+    LTTNG_UST_TP_FIELDS(
+        lttng_ust_field_integer(uint64_t, call_id, call_id)
+        lttng_ust_field_integer(uint32_t, group_count_x, group_count_x)
+        lttng_ust_field_integer(uint32_t, group_count_y, group_count_y)
+        lttng_ust_field_integer(uint32_t, group_count_z, group_count_z)
+        lttng_ust_field_integer(uint32_t, group_size_x, group_size_x)
+        lttng_ust_field_integer(uint32_t, group_size_y, group_size_y)
+        lttng_ust_field_integer(uint32_t, group_size_z, group_size_z)
+        lttng_ust_field_integer(uint32_t, simd, simd)
     )
 )
 

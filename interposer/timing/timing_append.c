@@ -34,6 +34,15 @@ struct append_info {
     uint64_t groups;
 };
 
+/* What a few appends record besides `append`, each in its own event so that the others (kernel
+ * launches above all) carry none of it: a copy's or fill's pointers (`transfer`: the merger's
+ * memory traffic by direction), a launch's group count (`kernel_shape`, timing_shape.c). */
+struct append_detail {
+    const void *dst, *src;
+    bool launch; /* a kernel launch: groups is its group count, NULL when not readable here */
+    const ze_group_count_t *groups;
+};
+
 static void append_pre(ze_command_list_handle_t handle, ze_event_handle_t *signal,
                        struct zeprof_hook_ctx *ctx)
 {
@@ -89,14 +98,21 @@ end:
 /* Under the registry lock: `append` links the call to its timings; emitted only for an append
  * the driver accepted, so that every `append` gets one timing per execution. */
 static void emit_append(const struct timing_list *list, const struct timing_slot *slot,
-                        const struct append_info *info, ze_kernel_handle_t kernel)
+                        const struct append_info *info, ze_kernel_handle_t kernel,
+                        const struct append_detail *detail)
 {
     const char *name = info->name;
     if (kernel) {
-        const char *kernel_name = timing_registry_kernel_name(kernel);
-        if (kernel_name)
-            name = kernel_name;
+        const struct timing_kernel *record = timing_registry_kernel(kernel);
+        if (record) {
+            name = record->name;
+            if (detail && detail->launch)
+                timing_shape_record(record, slot->call_id, detail->groups);
+        }
     }
+    if (detail && !detail->launch)
+        lttng_ust_tracepoint(zeprof_device, transfer, slot->call_id,
+                             (uint64_t)(uintptr_t)detail->dst, (uint64_t)(uintptr_t)detail->src);
     lttng_ust_tracepoint(zeprof_device, append, slot->call_id,
                          timing_handle_bits(list->device->handle),
                          timing_handle_bits(list->context_handle), timing_handle_bits(list->handle),
@@ -105,7 +121,8 @@ static void emit_append(const struct timing_list *list, const struct timing_slot
 
 static void append_post(ze_command_list_handle_t handle, ze_event_handle_t *signal,
                         const struct append_info *info, ze_kernel_handle_t kernel,
-                        struct zeprof_hook_ctx *ctx, ze_result_t result)
+                        const struct append_detail *detail, struct zeprof_hook_ctx *ctx,
+                        ze_result_t result)
 {
     struct timing_slot *slot = ctx->data;
     if (!slot)
@@ -124,7 +141,7 @@ static void append_post(ze_command_list_handle_t handle, ze_event_handle_t *sign
         pthread_mutex_unlock(&list->mutex);
         goto end;
     }
-    emit_append(list, slot, info, kernel);
+    emit_append(list, slot, info, kernel, detail);
     /* The slot is not armed yet, so no drain touches it: its fields are ours to read. */
     if (slot->inj && slot->user_event) {
         ze_event_handle_t inj = slot->inj->event;
@@ -179,8 +196,9 @@ static uint64_t region_bytes(const ze_copy_region_t *region)
     return (uint64_t)region->width * height * depth;
 }
 
-/* Each profiled append: the common pre hook, and a post hook that describes the append. */
-#define TIMING_APPEND_HOOKS(function, signal_member, kernel_expr, ...)                             \
+/* Each profiled append: the common pre hook, and a post hook that describes the append (and, for
+ * some, the details of append_detail). */
+#define TIMING_APPEND_HOOKS_DETAIL(function, signal_member, kernel_expr, detail_expr, ...)         \
     void zeprof_hook_pre_##function(struct zeprof_args_##function *args,                           \
                                     struct zeprof_hook_ctx *ctx)                                   \
     {                                                                                              \
@@ -192,30 +210,45 @@ static uint64_t region_bytes(const ze_copy_region_t *region)
         if (!ctx->data)                                                                            \
             return;                                                                                \
         const struct append_info info = __VA_ARGS__;                                               \
-        append_post(args->hCommandList, &args->signal_member, &info, (kernel_expr), ctx, result);  \
+        append_post(args->hCommandList, &args->signal_member, &info, (kernel_expr), (detail_expr), \
+                    ctx, result);                                                                  \
     }
+#define TIMING_APPEND_HOOKS(function, signal_member, kernel_expr, ...)                             \
+    TIMING_APPEND_HOOKS_DETAIL(function, signal_member, kernel_expr, NULL, __VA_ARGS__)
+/* A launch's group count, a copy's or fill's pointers. */
+#define LAUNCH_DETAIL(groups) (&(const struct append_detail){NULL, NULL, true, (groups)})
+#define TRANSFER_DETAIL(dst, src) (&(const struct append_detail){(dst), (src), false, NULL})
 
-TIMING_APPEND_HOOKS(zeCommandListAppendLaunchKernel, hSignalEvent, args->hKernel,
-                    {"kernel", "zeCommandListAppendLaunchKernel", 0,
-                     group_total(args->pLaunchFuncArgs)})
-TIMING_APPEND_HOOKS(zeCommandListAppendLaunchCooperativeKernel, hSignalEvent, args->hKernel,
-                    {"kernel", "zeCommandListAppendLaunchCooperativeKernel", 0,
-                     group_total(args->pLaunchFuncArgs)})
-/* Indirect launches: the group counts live in device memory, unreadable here. */
-TIMING_APPEND_HOOKS(zeCommandListAppendLaunchKernelIndirect, hSignalEvent, args->hKernel,
-                    {"kernel", "zeCommandListAppendLaunchKernelIndirect", 0, 0})
-TIMING_APPEND_HOOKS(zeCommandListAppendLaunchMultipleKernelsIndirect, hSignalEvent,
-                    (args->numKernels == 1 && args->phKernels) ? args->phKernels[0] : NULL,
-                    {"kernel", "zeCommandListAppendLaunchMultipleKernelsIndirect", 0, 0})
-TIMING_APPEND_HOOKS(zeCommandListAppendMemoryCopy, hSignalEvent, NULL,
-                    {"copy", "zeCommandListAppendMemoryCopy", args->size, 0})
-TIMING_APPEND_HOOKS(zeCommandListAppendMemoryCopyRegion, hSignalEvent, NULL,
-                    {"copy_region", "zeCommandListAppendMemoryCopyRegion",
-                     region_bytes(args->dstRegion ? args->dstRegion : args->srcRegion), 0})
-TIMING_APPEND_HOOKS(zeCommandListAppendMemoryCopyFromContext, hSignalEvent, NULL,
-                    {"copy", "zeCommandListAppendMemoryCopyFromContext", args->size, 0})
-TIMING_APPEND_HOOKS(zeCommandListAppendMemoryFill, hSignalEvent, NULL,
-                    {"fill", "zeCommandListAppendMemoryFill", args->size, 0})
+TIMING_APPEND_HOOKS_DETAIL(zeCommandListAppendLaunchKernel, hSignalEvent, args->hKernel,
+                           LAUNCH_DETAIL(args->pLaunchFuncArgs),
+                           {"kernel", "zeCommandListAppendLaunchKernel", 0,
+                            group_total(args->pLaunchFuncArgs)})
+TIMING_APPEND_HOOKS_DETAIL(zeCommandListAppendLaunchCooperativeKernel, hSignalEvent,
+                           args->hKernel, LAUNCH_DETAIL(args->pLaunchFuncArgs),
+                           {"kernel", "zeCommandListAppendLaunchCooperativeKernel", 0,
+                            group_total(args->pLaunchFuncArgs)})
+/* Indirect launches: the group counts live in device memory, unreadable here (the shape says
+ * so, rather than leave the kernel's previous shape to be carried forward). */
+TIMING_APPEND_HOOKS_DETAIL(zeCommandListAppendLaunchKernelIndirect, hSignalEvent, args->hKernel,
+                           LAUNCH_DETAIL(NULL),
+                           {"kernel", "zeCommandListAppendLaunchKernelIndirect", 0, 0})
+TIMING_APPEND_HOOKS_DETAIL(zeCommandListAppendLaunchMultipleKernelsIndirect, hSignalEvent,
+                           (args->numKernels == 1 && args->phKernels) ? args->phKernels[0] : NULL,
+                           LAUNCH_DETAIL(NULL),
+                           {"kernel", "zeCommandListAppendLaunchMultipleKernelsIndirect", 0, 0})
+TIMING_APPEND_HOOKS_DETAIL(zeCommandListAppendMemoryCopy, hSignalEvent, NULL,
+                           TRANSFER_DETAIL(args->dstptr, args->srcptr),
+                           {"copy", "zeCommandListAppendMemoryCopy", args->size, 0})
+TIMING_APPEND_HOOKS_DETAIL(zeCommandListAppendMemoryCopyRegion, hSignalEvent, NULL,
+                           TRANSFER_DETAIL(args->dstptr, args->srcptr),
+                           {"copy_region", "zeCommandListAppendMemoryCopyRegion",
+                            region_bytes(args->dstRegion ? args->dstRegion : args->srcRegion), 0})
+TIMING_APPEND_HOOKS_DETAIL(zeCommandListAppendMemoryCopyFromContext, hSignalEvent, NULL,
+                           TRANSFER_DETAIL(args->dstptr, args->srcptr),
+                           {"copy", "zeCommandListAppendMemoryCopyFromContext", args->size, 0})
+TIMING_APPEND_HOOKS_DETAIL(zeCommandListAppendMemoryFill, hSignalEvent, NULL,
+                           TRANSFER_DETAIL(args->ptr, args->pattern),
+                           {"fill", "zeCommandListAppendMemoryFill", args->size, 0})
 TIMING_APPEND_HOOKS(zeCommandListAppendImageCopy, hSignalEvent, NULL,
                     {"image_copy", "zeCommandListAppendImageCopy", 0, 0})
 TIMING_APPEND_HOOKS(zeCommandListAppendImageCopyRegion, hSignalEvent, NULL,
@@ -253,7 +286,7 @@ void zeprof_hook_post_zeCommandListAppendSignalEvent(
 {
     const struct append_info info = {"signal", "zeCommandListAppendSignalEvent", 0, 0};
     if (ctx->data)
-        append_post(args->hCommandList, &args->hEvent, &info, NULL, ctx, result);
+        append_post(args->hCommandList, &args->hEvent, &info, NULL, NULL, ctx, result);
 }
 
 /* Appends found in the headers without hand-written hooks (interposer/gen/classify.py): what was
@@ -271,7 +304,7 @@ void timing_append_post_generic(ze_command_list_handle_t list, ze_event_handle_t
     if (!ctx->data)
         return;
     const struct append_info info = {"append", function, 0, 0};
-    append_post(list, signal, &info, NULL, ctx, result);
+    append_post(list, signal, &info, NULL, NULL, ctx, result);
 }
 
 /* ---------------------------------------------------------------- regular lists ----------- */

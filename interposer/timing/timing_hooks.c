@@ -291,8 +291,27 @@ void zeprof_hook_post_zeKernelCreate(struct zeprof_args_zeKernelCreate *args,
     (void)ctx;
     if (!timing_enabled() || result != ZE_RESULT_SUCCESS || !args->phKernel || !args->desc)
         return;
+    /* Once per kernel, for its launch shapes (-k): the SIMD width and any required group
+     * size. A driver that cannot tell leaves them unknown. */
+    ze_kernel_properties_t properties = {.stype = ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES};
+    bool known = zeprof_real.zeKernelGetProperties &&
+                 zeprof_real.zeKernelGetProperties(*args->phKernel, &properties) ==
+                     ZE_RESULT_SUCCESS;
     pthread_rwlock_wrlock(&timing_registry_lock);
-    timing_registry_add_kernel(*args->phKernel, args->desc->pKernelName);
+    timing_registry_add_kernel(*args->phKernel, args->desc->pKernelName,
+                               known ? &properties : NULL);
+    pthread_rwlock_unlock(&timing_registry_lock);
+}
+
+void zeprof_hook_post_zeKernelSetGroupSize(struct zeprof_args_zeKernelSetGroupSize *args,
+                                           struct zeprof_hook_ctx *ctx, ze_result_t result)
+{
+    (void)ctx;
+    if (!timing_enabled() || result != ZE_RESULT_SUCCESS)
+        return;
+    pthread_rwlock_rdlock(&timing_registry_lock);
+    timing_shape_set_group_size(args->hKernel, args->groupSizeX, args->groupSizeY,
+                                args->groupSizeZ);
     pthread_rwlock_unlock(&timing_registry_lock);
 }
 

@@ -175,6 +175,26 @@ struct timing_app_event {
     struct timing_list *pending_list;
 };
 
+/* A kernel the application created: its name, and what its launches' shapes need
+ * (timing_shape.c). group_size is changed by zeKernelSetGroupSize's hook under the registry's
+ * read lock, so it is read and written with atomics. */
+struct timing_kernel {
+    uint64_t name_hash;     /* of name: each thread's cache of recorded shapes is keyed by it */
+    uint32_t group_size[3]; /* the kernel's required group size until set; 0: not known */
+    uint32_t simd;          /* required subgroup size, else the maximum; 0: not reported */
+    char name[];
+};
+
+/* Launch shapes (timing_shape.c), under timing_registry_lock (read). */
+void timing_shape_set_group_size(ze_kernel_handle_t kernel, uint32_t x, uint32_t y, uint32_t z);
+/* Records `kernel_shape` for the append `call_id` when this thread has not recorded that shape
+ * for a kernel of that name last. `groups` NULL: not known here (indirect launches). */
+void timing_shape_record(const struct timing_kernel *kernel, uint64_t call_id,
+                         const ze_group_count_t *groups);
+/* In a forked child (its only thread): the shapes the parent's thread recorded are not in the
+ * child's trace, so the child records its own from scratch. */
+void timing_shape_forget_after_fork(void);
+
 extern pthread_rwlock_t timing_registry_lock;
 extern pthread_mutex_t timing_app_event_mutex;
 
@@ -182,6 +202,7 @@ extern pthread_mutex_t timing_app_event_mutex;
 struct timing_list *timing_registry_list(ze_command_list_handle_t handle);
 struct timing_device *timing_registry_device(ze_device_handle_t handle);
 const char *timing_registry_kernel_name(ze_kernel_handle_t handle);
+struct timing_kernel *timing_registry_kernel(ze_kernel_handle_t handle);
 struct timing_app_event *timing_registry_app_event(ze_event_handle_t handle);
 /* The context of an application timestamp pool, or NULL when the pool is not one. */
 ze_context_handle_t timing_registry_timestamp_pool_context(ze_event_pool_handle_t handle);
@@ -192,7 +213,8 @@ struct timing_context *timing_registry_context_get_or_add(ze_context_handle_t ha
 struct timing_device *timing_registry_device_get_or_add(ze_device_handle_t handle, bool *added);
 int timing_registry_add_list(struct timing_list *list);
 struct timing_list *timing_registry_remove_list(ze_command_list_handle_t handle);
-int timing_registry_add_kernel(ze_kernel_handle_t handle, const char *name);
+int timing_registry_add_kernel(ze_kernel_handle_t handle, const char *name,
+                               const ze_kernel_properties_t *properties);
 void timing_registry_remove_kernel(ze_kernel_handle_t handle);
 int timing_registry_add_timestamp_pool(ze_event_pool_handle_t handle, ze_context_handle_t ctx);
 void timing_registry_remove_timestamp_pool(ze_event_pool_handle_t handle);

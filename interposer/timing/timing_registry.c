@@ -2,7 +2,7 @@
  * timing_registry.c: what the engine knows about the application's Level Zero objects.
  *
  * Hash maps from handles to records, filled by the creation hooks and emptied by the destruction
- * hooks, so they are bounded by the objects alive now. Owns: context, device, list, kernel-name
+ * hooks, so they are bounded by the objects alive now. Owns: context, device, list, kernel
  * and app-event records (lists are handed back to the caller on removal). Timestamp pools are kept
  * only as a set (value = their context). One rwlock guards all of it: lookups take it for reading
  * (appends, drains), changes for writing (creation and destruction, which are rare).
@@ -18,7 +18,7 @@ pthread_mutex_t timing_app_event_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct timing_map contexts;        /* ze_context_handle_t -> timing_context */
 static struct timing_map devices;         /* ze_device_handle_t -> timing_device */
 static struct timing_map lists;           /* ze_command_list_handle_t -> timing_list */
-static struct timing_map kernels;         /* ze_kernel_handle_t -> char * (Owned) */
+static struct timing_map kernels;         /* ze_kernel_handle_t -> timing_kernel (Owned) */
 static struct timing_map timestamp_pools; /* ze_event_pool_handle_t -> ze_context_handle_t */
 static struct timing_map app_events;      /* ze_event_handle_t -> timing_app_event */
 static struct timing_map counter_based_pools; /* ze_event_pool_handle_t -> ze_context_handle_t */
@@ -41,9 +41,15 @@ struct timing_device *timing_registry_device(ze_device_handle_t handle)
     return timing_map_get(&devices, key_of(handle));
 }
 
-const char *timing_registry_kernel_name(ze_kernel_handle_t handle)
+struct timing_kernel *timing_registry_kernel(ze_kernel_handle_t handle)
 {
     return timing_map_get(&kernels, key_of(handle));
+}
+
+const char *timing_registry_kernel_name(ze_kernel_handle_t handle)
+{
+    const struct timing_kernel *kernel = timing_registry_kernel(handle);
+    return kernel ? kernel->name : NULL;
 }
 
 struct timing_app_event *timing_registry_app_event(ze_event_handle_t handle)
@@ -119,14 +125,36 @@ struct timing_list *timing_registry_remove_list(ze_command_list_handle_t handle)
     return list;
 }
 
-int timing_registry_add_kernel(ze_kernel_handle_t handle, const char *name)
+/* FNV-1a: a name's key in the threads' shape caches (timing_shape.c). */
+static uint64_t name_hash(const char *name)
 {
-    char *copy = strdup(name ? name : "");
-    if (!copy)
+    uint64_t hash = 0xcbf29ce484222325ull;
+    for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+        hash = (hash ^ *c) * 0x100000001b3ull;
+    return hash;
+}
+
+int timing_registry_add_kernel(ze_kernel_handle_t handle, const char *name,
+                               const ze_kernel_properties_t *properties)
+{
+    if (!name)
+        name = "";
+    size_t length = strlen(name);
+    struct timing_kernel *kernel = malloc(sizeof(*kernel) + length + 1);
+    if (!kernel)
         return -1;
+    memcpy(kernel->name, name, length + 1);
+    kernel->name_hash = name_hash(name);
+    kernel->group_size[0] = properties ? properties->requiredGroupSizeX : 0;
+    kernel->group_size[1] = properties ? properties->requiredGroupSizeY : 0;
+    kernel->group_size[2] = properties ? properties->requiredGroupSizeZ : 0;
+    kernel->simd = 0;
+    if (properties)
+        kernel->simd = properties->requiredSubgroupSize ? properties->requiredSubgroupSize
+                                                        : properties->maxSubgroupSize;
     free(timing_map_remove(&kernels, key_of(handle)));
-    if (timing_map_put(&kernels, key_of(handle), copy) != 0) {
-        free(copy);
+    if (timing_map_put(&kernels, key_of(handle), kernel) != 0) {
+        free(kernel);
         return -1;
     }
     return 0;
@@ -259,6 +287,7 @@ void timing_registry_forget_after_fork(void)
     timing_map_init(&live_pools);
     timing_map_init(&counter_based_pools);
     first_list = NULL;
+    timing_shape_forget_after_fork();
 }
 
 struct timing_context *timing_registry_remove_context(ze_context_handle_t handle)

@@ -674,6 +674,11 @@ def case_analysis(work):
               '-r without a directory analyses the newest trace and names it', replay.stderr)
         check(replay.stdout == read_text(saved),
               '--analysis-output\'s file holds what stdout would have had')
+        detailed = run([ZEPROF, '-r', '-k', '-j', json_dir], cwd=here)
+        check(detailed.returncode == 0 and '"kernels"' in detailed.stdout and
+              '"kernels"' not in replay.stdout,
+              '-k reaches the merger: the JSON tally has the kernel detail',
+              detailed.stderr.strip() + detailed.stdout[:200])
         # Made newer, the first trace is the one analysed; --analysis-output works with -r.
         later = time.time() + 60
         os.utime(trace_dir, (later, later))

@@ -3,11 +3,15 @@
 shim on the simulated device (with its ground-truth log), records it, and checks the merger's
 tally against what the program did: API call counts exact, device executions per name exact,
 device totals within the intervals' own uncertainty of the truth; mangled kernel names demangled
-(tally and timeline alike), kept with --mangled, shortened by --max-name-size. Then device
-telemetry (ZEPROF_SAMPLE_MS, `l0-workload busy`): each sampled interval's engine activity against
-the truth's busy time in it, the merger's counters and summary against the raw readings, a
-device without Sysman (one line, a normal run, no samples), a Sysman call that never returns (a
-normal run, no samples) and the node's sampling lock held elsewhere (no samples). Exit 77 (skip)
+(tally and timeline alike), kept with --mangled, shortened by --max-name-size; memory traffic per
+direction with the exact bytes copied, its device time that of the copies' device rows and GB/s
+bytes over that time, in JSON and text; with -k, kernel rows split by launch shape exactly as the
+device saw them (its truth lines' group count, group size and SIMD width), the shim recording a
+shape only when it changed and copies' pointers in their own events. Then device telemetry
+(ZEPROF_SAMPLE_MS, `l0-workload busy`): each sampled interval's engine activity against the
+truth's busy time in it, the merger's counters and summary against the raw readings, a device
+without Sysman (one line, a normal run, no samples), a Sysman call that never returns (a normal
+run, no samples) and the node's sampling lock held elsewhere (no samples). Exit 77 (skip)
 when the shim or the simulated device is not built, or LTTng cannot record here."""
 import collections
 import fcntl
@@ -25,13 +29,29 @@ from checks import check, exit_status  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXPECTED_API_CALLS = {
     "zeCommandListAppendLaunchKernel": 11,
-    "zeCommandListAppendMemoryCopy": 4,
-    "zeEventHostSynchronize": 14,
+    "zeCommandListAppendMemoryCopy": 8,
+    "zeCommandListAppendMemoryFill": 1,
+    "zeEventHostSynchronize": 19,
     "zeCommandQueueExecuteCommandLists": 3,
     "zeCommandQueueSynchronize": 3,
     "zeCommandListDestroy": 2,
 }
-EXPECTED_DEVICE_CALLS = {"zesim_spin": 11, "zeCommandListAppendMemoryCopy": 4}
+EXPECTED_DEVICE_CALLS = {"zesim_spin": 11, "zeCommandListAppendMemoryCopy": 8,
+                         "zeCommandListAppendMemoryFill": 1}
+# direction: (bytes, appends), as l0-workload.c copies (4 x 64 KiB between zeMemAllocHost buffers,
+# then one append per TRAFFIC_* size)
+EXPECTED_TRAFFIC = {"host to host": (4 * 65536, 4), "host to device": (8192, 1),
+                    "device to host": (4096, 1), "device to device": (2048, 1),
+                    "shared": (1024, 1), "fill device": (512, 1)}
+# (kernel, group count, group size, simd): executions, as l0-workload.c launches them
+EXPECTED_SHAPES = {("zesim_spin", (1, 1, 1), (1, 1, 1), 32): 4,
+                   ("zesim_spin", (3, 2, 1), (16, 2, 1), 32): 4,
+                   ("zesim_spin", (1, 1, 1), (16, 2, 1), 32): 3,
+                   ("_ZTSZ4mainEUlvE_", (1, 1, 1), (1, 1, 1), 32): 1,
+                   ("_Z3addPfS_", (1, 1, 1), (1, 1, 1), 32): 1}
+# kernel_shape events: one per change of shape per thread and kernel name (the three of
+# zesim_spin, one each for the two others), not one per launch (13 appends of kernels)
+EXPECTED_SHAPE_EVENTS = 5
 # readable name: the name the program gave zeKernelCreate (and the truth file records)
 DEMANGLED = {"main::{lambda()#1}": "_ZTSZ4mainEUlvE_", "add(float*, float*)": "_Z3addPfS_"}
 TICK_NS = 1e9 / 19200000  # the simulated device's default timer
@@ -73,6 +93,8 @@ def main():
             return exit_status()
         check_merge(json.loads(result.stdout), truth, timeline)
         check_names(merge, trace, json.loads(result.stdout), timeline)
+        check_traffic(merge, trace, json.loads(result.stdout))
+        check_shapes(merge, trace, truth, json.loads(result.stdout))
         # Without sampling the telemetry provider is never loaded: its events are not even
         # registered (not in the trace's metadata).
         check(not any("zeprof_sample" in read_metadata(os.path.join(root, "metadata"))
@@ -273,6 +295,91 @@ def check_merge(tally, truth_path, timeline_path):
                f"tolerance {tolerance:.0f} ns")
     checked = run([sys.executable, os.path.join(HERE, "check-timeline.py"), timeline_path])
     check(checked.returncode == 0, f"timeline: {checked.stderr}")
+
+
+def check_traffic(merge, trace, tally):
+    """Bytes per direction exact; device time the copies' (and the fill's) own device time; GB/s
+    bytes per nanosecond; the text tally's section says the same."""
+    rows = {row["direction"]: row for row in tally["memory_traffic"]}
+    got = {direction: (row["bytes"], row["calls"]) for direction, row in rows.items()}
+    check(got == EXPECTED_TRAFFIC, f"memory traffic {got}, expected {EXPECTED_TRAFFIC}")
+    device = {row["name"]: row for row in tally["device"]}
+    copy_row = device.get("zeCommandListAppendMemoryCopy", {})
+    fill_row = device.get("zeCommandListAppendMemoryFill", {})
+    copies = sum(row["device_ns"] for d, row in rows.items() if not d.startswith("fill"))
+    fills = sum(row["device_ns"] for d, row in rows.items() if d.startswith("fill"))
+    check(copies == copy_row.get("total_ns"), f"copies' traffic time {copies} ns, row {copy_row}")
+    check(fills == fill_row.get("total_ns"), f"fills' traffic time {fills} ns, row {fill_row}")
+    for direction, row in rows.items():
+        check(row["device_ns"] > 0 and
+              abs(row["gb_per_s"] - row["bytes"] / row["device_ns"]) <= 1e-9 * row["gb_per_s"],
+              f"{direction}: {row['gb_per_s']} GB/s for {row['bytes']} B in {row['device_ns']} ns")
+    text = run([merge, trace]).stdout.splitlines()
+    section = text[text.index("Memory traffic") + 2:] if "Memory traffic" in text else []
+    shown = {}
+    for line in section:
+        cells = [cell.strip() for cell in line.split("|")]
+        if len(cells) != 5:
+            break
+        shown[cells[0]] = (int(cells[1]), int(cells[2]), cells[3], cells[4])
+    expected = {d: (row["bytes"], row["calls"], f"{row['device_ns']}ns",
+                    f"{row['bytes'] / row['device_ns']:.3f}") for d, row in rows.items()}
+    check(shown == expected, f"text memory traffic {shown}, JSON {expected}")
+
+
+def check_shapes(merge, trace, truth_path, tally):
+    """-k: the kernel rows per launch shape are the device's own (truth), in JSON fields and in
+    the text tally's labels; their times add up to the kernels' device rows; no "kernels" without
+    -k; the shim recorded shapes only when they changed, and nothing new on kernel appends."""
+    check("kernels" not in tally, "a kernel detail without -k")
+    truth = collections.Counter()
+    with open(truth_path, encoding="utf-8") as f:
+        for line in f:
+            entry = json.loads(line)
+            if entry["kind"] == "kernel":
+                truth[(entry["name"], tuple(entry["group_count"]), tuple(entry["group_size"]),
+                       entry["simd"])] += 1
+    check(truth == EXPECTED_SHAPES, f"truth shapes {dict(truth)}, expected {EXPECTED_SHAPES}")
+    result = run([merge, "-k", "-j", trace])
+    check(result.returncode == 0, f"zeprof-merge -k -j: {result.stderr}")
+    if result.returncode != 0:
+        return
+    rows = json.loads(result.stdout)["kernels"]
+    got = collections.Counter()
+    totals = collections.Counter()
+    labels = {}
+    for row in rows:
+        raw = DEMANGLED.get(row["kernel"], row["kernel"])
+        key = (raw, tuple(row["group_count"]), tuple(row["group_size"]), row["simd"])
+        got[key] += row["calls"]
+        totals[row["kernel"]] += row["total_ns"]
+        labels[row["name"]] = row["calls"]
+    check(got == truth, f"-k shapes {dict(got)}, truth {dict(truth)}")
+    device = {row["name"]: row["total_ns"] for row in tally["device"]}
+    for kernel, total in totals.items():
+        check(total == device.get(kernel), f"{kernel}: shapes' total {total} ns, row "
+               f"{device.get(kernel)} ns")
+    check(labels.get("zesim_spin [3,2,1]x[16,2,1] simd 32") == 4, f"-k labels {labels}")
+    text = run([merge, "-k", trace]).stdout.splitlines()
+    section = text[text.index("Kernel detail") + 2:] if "Kernel detail" in text else []
+    shown = {}
+    for line in section:
+        cells = [cell.strip() for cell in line.split("|")]
+        if len(cells) != 7:
+            break
+        shown[cells[0]] = int(cells[3])
+    check(shown == labels, f"text kernel detail {shown}, JSON {labels}")
+    events = run([merge, "-t", trace]).stdout.splitlines()
+    shapes = sum(" zeprof_device:kernel_shape " in line for line in events)
+    transfers = sum(" zeprof_device:transfer " in line for line in events)
+    check(shapes == EXPECTED_SHAPE_EVENTS,
+          f"{shapes} kernel_shape events, expected {EXPECTED_SHAPE_EVENTS}")
+    copies = EXPECTED_DEVICE_CALLS["zeCommandListAppendMemoryCopy"] + \
+        EXPECTED_DEVICE_CALLS["zeCommandListAppendMemoryFill"]
+    check(transfers == copies, f"{transfers} transfer events, {copies} copies and fills")
+    appends = [line for line in events if " zeprof_device:append " in line]
+    check(appends and not any("dst =" in line for line in appends),
+          "append events carry pointers")
 
 
 def check_names(merge, trace, tally, timeline_path):

@@ -2,10 +2,17 @@
  * l0-workload: a small Level Zero program with a known shape, for the merger's end-to-end test
  * on the simulated device under the real shim (e2e-simdevice.py knows these counts):
  *   immediate list: 8 x zesim_spin (30 us) and 4 x 64 KiB copies, each waited for on an event;
+ *   the spins in two launch shapes (SHAPE_* below: 4 of 1x1 groups of size 1x1, then 4 of the
+ *   same kernel given another group size and count), for the kernel detail (-k);
  *   then one launch each of two kernels named as C++ compilers name them, each waited for: the
  *   SYCL kernel _ZTSZ4mainEUlvE_ (the typeinfo name of a lambda in main) and the function
  *   _Z3addPfS_ (add(float*, float*)), for the merger's demangling;
- *   regular list: 1 x zesim_spin (50 us), executed 3 times, each followed by a queue sync.
+ *   then one copy or fill per direction of the memory traffic, each of its own size and waited
+ *   for (TRAFFIC_* below: host to device from a zeMemAllocHost buffer, device to host into
+ *   malloc'd memory, device to device into the middle of a device allocation, shared, fill of
+ *   device memory);
+ *   regular list: 1 x zesim_spin (50 us, 1x1 groups of the second group size: a third shape),
+ *   executed 3 times, each followed by a queue sync.
  * `l0-workload busy` instead, for device telemetry (zeprof --sample): 48 MiB of device memory,
  * then BUSY_PHASES x (zesim_spin of BUSY_NS, waited for, then BUSY_NS idle), on the immediate
  * list: busy about half the time, with whole intervals busy and whole intervals idle.
@@ -27,6 +34,28 @@
     } while (0)
 
 enum { SPINS = 8, COPIES = 4, EXECUTIONS = 3, COPY_BYTES = 64 * 1024 };
+/* The second launch shape of zesim_spin (e2e-simdevice.py knows it). */
+enum {
+    SHAPE_GROUP_SIZE_X = 16,
+    SHAPE_GROUP_SIZE_Y = 2,
+    SHAPE_GROUP_COUNT_X = 3,
+    SHAPE_GROUP_COUNT_Y = 2,
+};
+/* Bytes of each memory traffic direction's one append (e2e-simdevice.py knows them). */
+enum {
+    TRAFFIC_HOST_TO_DEVICE = 8192,
+    TRAFFIC_DEVICE_TO_HOST = 4096,
+    TRAFFIC_DEVICE_TO_DEVICE = 2048,
+    TRAFFIC_SHARED = 1024,
+    TRAFFIC_FILL_DEVICE = 512,
+    DEVICE_BYTES = 32 * 1024,
+};
+
+#define WAIT(event)                                                                                \
+    do {                                                                                           \
+        TRY(zeEventHostSynchronize((event), UINT64_MAX));                                          \
+        TRY(zeEventHostReset(event));                                                              \
+    } while (0)
 enum { BUSY_PHASES = 4, BUSY_NS = 40000000, BUSY_DEVICE_BYTES = 48 << 20 };
 
 static int busy_phases(ze_context_handle_t context, ze_device_handle_t device,
@@ -108,8 +137,12 @@ int main(int argc, char **argv)
     }
     uint64_t spin_ns = 30000;
     TRY(zeKernelSetArgumentValue(spin, 0, sizeof(spin_ns), &spin_ns));
+    const ze_group_count_t second_groups = {SHAPE_GROUP_COUNT_X, SHAPE_GROUP_COUNT_Y, 1};
     for (int i = 0; i < SPINS; i++) {
-        TRY(zeCommandListAppendLaunchKernel(immediate, spin, &groups, event, 0, NULL));
+        if (i == SPINS / 2)
+            TRY(zeKernelSetGroupSize(spin, SHAPE_GROUP_SIZE_X, SHAPE_GROUP_SIZE_Y, 1));
+        const ze_group_count_t *launch = i < SPINS / 2 ? &groups : &second_groups;
+        TRY(zeCommandListAppendLaunchKernel(immediate, spin, launch, event, 0, NULL));
         TRY(zeEventHostSynchronize(event, UINT64_MAX));
         TRY(zeEventHostReset(event));
     }
@@ -123,6 +156,34 @@ int main(int argc, char **argv)
         TRY(zeEventHostSynchronize(event, UINT64_MAX));
         TRY(zeEventHostReset(event));
     }
+    ze_device_mem_alloc_desc_t device_desc = {.stype = ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC};
+    void *device_buffer, *shared;
+    TRY(zeMemAllocDevice(context, &device_desc, DEVICE_BYTES, 64, device, &device_buffer));
+    TRY(zeMemAllocShared(context, &device_desc, &host_desc, TRAFFIC_SHARED, 64, device, &shared));
+    char *system = malloc(TRAFFIC_DEVICE_TO_HOST);
+    if (!system)
+        return 1;
+    memset(system, 0, TRAFFIC_DEVICE_TO_HOST);
+    TRY(zeCommandListAppendMemoryCopy(immediate, device_buffer, source, TRAFFIC_HOST_TO_DEVICE,
+                                      event, 0, NULL));
+    WAIT(event);
+    TRY(zeCommandListAppendMemoryCopy(immediate, system, device_buffer, TRAFFIC_DEVICE_TO_HOST,
+                                      event, 0, NULL));
+    WAIT(event);
+    TRY(zeCommandListAppendMemoryCopy(immediate, (char *)device_buffer + DEVICE_BYTES / 2,
+                                      device_buffer, TRAFFIC_DEVICE_TO_DEVICE, event, 0, NULL));
+    WAIT(event);
+    TRY(zeCommandListAppendMemoryCopy(immediate, device_buffer, shared, TRAFFIC_SHARED, event, 0,
+                                      NULL));
+    WAIT(event);
+    static const uint32_t pattern = 0x5a5a5a5a;
+    TRY(zeCommandListAppendMemoryFill(immediate, device_buffer, &pattern, sizeof(pattern),
+                                      TRAFFIC_FILL_DEVICE, event, 0, NULL));
+    WAIT(event);
+    free(system);
+    TRY(zeMemFree(context, shared));
+    TRY(zeMemFree(context, device_buffer));
+
     static const char *const mangled_names[] = {"_ZTSZ4mainEUlvE_", "_Z3addPfS_"};
     for (size_t i = 0; i < sizeof(mangled_names) / sizeof(*mangled_names); i++) {
         ze_kernel_desc_t desc = {.stype = ZE_STRUCTURE_TYPE_KERNEL_DESC,

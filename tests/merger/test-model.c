@@ -1,6 +1,7 @@
 /* Unit tests of tolerant reconstruction and statistics: synthetic event sequences fed straight
  * into the model (no babeltrace, no LTTng). */
 #include "check.h"
+#include "kernels.h"
 #include "model.h"
 #include "stats.h"
 #include "telemetry.h"
@@ -514,6 +515,78 @@ static void test_second_host_is_separate(void)
     teardown(&f);
 }
 
+/* A kernel append on thread `tid`, preceded by its `kernel_shape` (for call `shape_call`) when
+ * `shape` is not NULL, and timed 100 ticks. */
+static void shaped_launch(struct fixture *f, int64_t ns, int64_t tid, uint64_t call_id,
+                          const char *name, const struct zm_kernel_shape *shape,
+                          uint64_t shape_call)
+{
+    if (shape)
+        feed(f, (struct zm_event){.kind = ZM_EVENT_KERNEL_SHAPE,
+                                  .ns = ns,
+                                  .pid = 100,
+                                  .tid = tid,
+                                  .call_id = shape_call,
+                                  .shape = *shape});
+    feed(f, (struct zm_event){.kind = ZM_EVENT_APPEND,
+                              .ns = ns + 1,
+                              .pid = 100,
+                              .tid = tid,
+                              .call_id = call_id,
+                              .device = 0xd0,
+                              .name = name,
+                              .append_kind = "kernel"});
+    whole_call(f, ns, ns + 2, tid, "zeCommandListAppendLaunchKernel", 0);
+    timing(f, ns + 3, call_id, 0, 0xfffff800ull + call_id * 1000,
+           0xfffff800ull + call_id * 1000 + 100, 0);
+}
+
+static int count_kernels(void *kernels, const struct zm_device_span *span)
+{
+    return zm_kernels_add(kernels, span);
+}
+
+static uint64_t kernel_calls(struct zm_kernels *kernels, const char *label)
+{
+    for (size_t i = 0; i < kernels->stats.device.count; i++)
+        if (strcmp(kernels->stats.device.rows[i].name, label) == 0)
+            return kernels->stats.device.rows[i].calls;
+    return 0;
+}
+
+/* The shim records a shape only when it changed: the model carries it forward per thread and
+ * kernel name, and only to the append of the same call id. */
+static void test_kernel_shapes_carry_forward_per_thread_and_name(void)
+{
+    struct fixture f;
+    struct zm_kernels kernels;
+    zm_kernels_init(&kernels);
+    zm_stats_init(&f.stats, false);
+    struct zm_span_sink sink = {.device_span = count_kernels, .context = &kernels};
+    f.model = zm_model_new(&sink, 100);
+    CHECK(f.model != NULL);
+    CHECK_EQ(zm_model_begin_host(f.model, "host-a", "/trace"), 0);
+    device_setup(&f, true);
+    struct zm_kernel_shape first = {{2, 1, 1}, {8, 1, 1}, 16, true};
+    struct zm_kernel_shape indirect = {{0, 0, 0}, {8, 1, 1}, 16, true};
+    struct zm_kernel_shape other = {{5, 5, 5}, {1, 1, 1}, 0, true};
+    shaped_launch(&f, 1100000, 1, 1, "k", &first, 1);
+    shaped_launch(&f, 1110000, 1, 2, "k", NULL, 0);      /* carried forward */
+    shaped_launch(&f, 1120000, 2, 3, "k", NULL, 0);      /* another thread: not known */
+    shaped_launch(&f, 1130000, 1, 4, "k", &indirect, 4); /* count not known */
+    shaped_launch(&f, 1140000, 1, 5, "k", &other, 9);    /* another call's shape: ignored */
+    shaped_launch(&f, 1150000, 1, 6, "j", NULL, 0);      /* another name: not known */
+    CHECK_EQ(zm_model_end_host(f.model), 0);
+    CHECK_EQ(kernel_calls(&kernels, "k [2,1,1]x[8,1,1] simd 16"), 2);
+    CHECK_EQ(kernel_calls(&kernels, "k [?]x[8,1,1] simd 16"), 2);
+    CHECK_EQ(kernels.stats.device.count, 2);
+    const struct zm_kernel_info *info =
+        zm_kernels_info(&kernels, kernels.stats.device.rows[0].name);
+    CHECK(info != NULL && strcmp(info->kernel, "k") == 0 && info->shape.size[0] == 8);
+    zm_kernels_release(&kernels);
+    teardown(&f);
+}
+
 /* Counter samples, as the sink receives them. */
 struct counters {
     struct zm_counter_sample samples[16];
@@ -617,6 +690,7 @@ int main(void)
     RUN(test_lost_and_unanchored_timings_are_counted);
     RUN(test_inverted_device_interval_clamps);
     RUN(test_second_host_is_separate);
+    RUN(test_kernel_shapes_carry_forward_per_thread_and_name);
     RUN(test_device_samples_become_counters);
     return check_status();
 }

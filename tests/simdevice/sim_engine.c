@@ -119,14 +119,22 @@ static void bandwidth_delay(uint64_t start_ns, size_t bytes)
     sim_clock_sleep_until(start_ns + bytes / 16);
 }
 
+/* `shape`: a kernel's launch shape, NULL for other commands. */
 static void record(const struct sim_queue *queue, const void *list, const char *kind,
-                   const char *name, struct sim_span span)
+                   const char *name, struct sim_span span, const struct sim_truth_shape *shape)
 {
     if (!sim_truth_enabled())
         return;
     sim_truth_record(queue->device->index, kind, name, span.start_ns, span.end_ns,
                      sim_clock_ticks_at(queue->device, span.start_ns),
-                     sim_clock_ticks_at(queue->device, span.end_ns), list, queue->handle);
+                     sim_clock_ticks_at(queue->device, span.end_ns), list, queue->handle, shape);
+}
+
+static struct sim_truth_shape shape_of(const struct sim_kernel_state *kernel,
+                                       const ze_group_count_t *groups)
+{
+    return (struct sim_truth_shape){
+        *groups, {kernel->group_size[0], kernel->group_size[1], kernel->group_size[2]}};
 }
 
 static void wait_events(struct sim_queue *queue, const struct sim_cmd *cmd)
@@ -151,7 +159,8 @@ static void run_multi(struct sim_queue *queue, const void *list, const struct si
     for (uint32_t i = 0; i < count; i++) {
         const struct sim_kernel_state *kernel = &cmd->u.multi.kernels[i];
         ze_group_count_t groups = cmd->u.multi.arguments[i];
-        record(queue, list, "kernel", kernel->name, run_kernel(kernel, &groups));
+        struct sim_truth_shape shape = shape_of(kernel, &groups);
+        record(queue, list, "kernel", kernel->name, run_kernel(kernel, &groups), &shape);
     }
     span->end_ns = sim_clock_host_ns();
 }
@@ -170,12 +179,16 @@ static void run_cmd(struct sim_queue *queue, uint64_t sequence, const void *list
         sim_sysman_busy_begin(queue, sim_clock_host_ns());
     const char *kind = NULL; /* NULL: the command wrote its own truth lines */
     const char *name = cmd->function;
+    struct sim_truth_shape launch;
+    const struct sim_truth_shape *shape = NULL; /* kernels: the launch's shape */
     switch (cmd->kind) {
     case SIM_CMD_KERNEL:
     case SIM_CMD_KERNEL_INDIRECT: {
         ze_group_count_t groups =
             cmd->kind == SIM_CMD_KERNEL ? cmd->u.launch.groups : *cmd->u.launch.indirect;
         span = run_kernel(&cmd->u.launch.kernel, &groups);
+        launch = shape_of(&cmd->u.launch.kernel, &groups);
+        shape = &launch;
         kind = "kernel";
         name = cmd->u.launch.kernel.name;
         break;
@@ -249,7 +262,7 @@ static void run_cmd(struct sim_queue *queue, uint64_t sequence, const void *list
     if (work)
         sim_sysman_busy_end(queue, span.end_ns);
     if (kind)
-        record(queue, list, kind, name, span);
+        record(queue, list, kind, name, span, shape);
 
     pthread_mutex_lock(&sim_lock);
     if (cmd->kind == SIM_CMD_EVENT_RESET)

@@ -322,7 +322,7 @@ ze_result_t sim_kernel_get_properties(ze_kernel_handle_t handle, ze_kernel_prope
     props->requiredGroupSizeX = props->requiredGroupSizeY = props->requiredGroupSizeZ = 0;
     props->requiredNumSubGroups = 0;
     props->requiredSubgroupSize = 0;
-    props->maxSubgroupSize = 32;
+    props->maxSubgroupSize = SIM_KERNEL_SIMD;
     props->maxNumSubgroups = 64;
     props->localMemSize = 0;
     props->privateMemSize = 0;

@@ -55,7 +55,7 @@ bool sim_truth_enabled(void)
 
 void sim_truth_record(uint32_t device, const char *kind, const char *name, uint64_t start_ns,
                       uint64_t end_ns, uint64_t start_ticks, uint64_t end_ticks, const void *list,
-                      const void *queue)
+                      const void *queue, const struct sim_truth_shape *shape)
 {
     if (truth_fd < 0)
         return;
@@ -65,12 +65,21 @@ void sim_truth_record(uint32_t device, const char *kind, const char *name, uint6
     for (const char *c = name; *c && k + 1 < sizeof(safe); c++)
         safe[k++] = (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20) ? '_' : *c;
     safe[k] = '\0';
-    char line[768];
+    char launch[160] = "";
+    if (shape)
+        snprintf(launch, sizeof(launch),
+                 ",\"group_count\":[%" PRIu32 ",%" PRIu32 ",%" PRIu32 "],\"group_size\":[%" PRIu32
+                 ",%" PRIu32 ",%" PRIu32 "],\"simd\":%u",
+                 shape->groups.groupCountX, shape->groups.groupCountY, shape->groups.groupCountZ,
+                 shape->group_size[0], shape->group_size[1], shape->group_size[2],
+                 SIM_KERNEL_SIMD);
+    char line[928];
     int n = snprintf(line, sizeof(line),
                      "{\"device\":%" PRIu32 ",\"kind\":\"%s\",\"name\":\"%s\",\"start_ns\":%" PRIu64
                      ",\"end_ns\":%" PRIu64 ",\"start_ticks\":%" PRIu64 ",\"end_ticks\":%" PRIu64
-                     ",\"list\":\"%p\",\"queue\":\"%p\"}\n",
-                     device, kind, safe, start_ns, end_ns, start_ticks, end_ticks, list, queue);
+                     ",\"list\":\"%p\",\"queue\":\"%p\"%s}\n",
+                     device, kind, safe, start_ns, end_ns, start_ticks, end_ticks, list, queue,
+                     launch);
     if (n <= 0 || (size_t)n >= sizeof(line))
         return;
     pthread_mutex_lock(&truth_lock);
