@@ -39,8 +39,22 @@ started_pid=             # set by start_daemon
 session=                 # the session while this run owns it
 app_pid=
 
+# Where slots (and jobs, zeprof-job.bash) live. Computed once: every process a run starts before
+# COMMAND delays it, so the functions on that path set variables instead of printing into $(...).
+if [ "$is_root" -eq 1 ]; then
+  zeprof_state_base=/var/run/zeprof
+else
+  zeprof_state_base=${TMPDIR:-/tmp}/zeprof-$EUID
+fi
 state_base() {
-  if [ "$is_root" -eq 1 ]; then echo /var/run/zeprof; else echo "${TMPDIR:-/tmp}/zeprof-$EUID"; fi
+  echo "$zeprof_state_base"
+}
+
+# Sleeps $1 seconds without starting a process (read's timeout on a pipe nobody writes to).
+pause_fd=
+pause_s() {
+  [ -n "$pause_fd" ] || exec {pause_fd}<> <(:)
+  read -r -t "$1" -u "$pause_fd" _ || :
 }
 
 # Creates directory $1 (mode 0700) unless it exists; refuses one that is not ours or is a link
@@ -78,36 +92,51 @@ lttng_quiet() {
   [ "$verbose" -eq 0 ] || printf '%s\n' "$output_text" >&2
 }
 
-# The pid's process state letter, empty when it is gone.
-process_state() {
-  local stat
-  read -r stat 2>/dev/null <"/proc/$1/stat" || return 0
-  stat=${stat##*) }
-  echo "${stat%% *}"
-}
-
-# The pid's start time (clock ticks after boot): with the pid, it names one process for good.
-process_start_time() {
+# Sets proc_state to the pid's process state letter (empty when it is gone) and proc_start to its
+# start time (clock ticks after boot: with the pid, it names one process for good).
+read_process() {
   local stat fields
+  proc_state='' proc_start=''
   read -r stat 2>/dev/null <"/proc/$1/stat" || return 0
   read -r -a fields <<<"${stat##*) }"
-  echo "${fields[19]}"
+  proc_state=${fields[0]} proc_start=${fields[19]}
 }
 
+process_state() {
+  read_process "$1"
+  echo "$proc_state"
+}
+
+process_start_time() {
+  read_process "$1"
+  echo "$proc_start"
+}
+
+# True when pid $1 is a live lttng-sessiond (proc_start is then its start time).
 is_live_sessiond() {
-  local state
-  state=$(process_state "$1")
-  [ -n "$state" ] && [ "$state" != Z ] && [ "$(cat "/proc/$1/comm" 2>/dev/null)" = lttng-sessiond ]
+  local comm
+  read_process "$1"
+  [ -n "$proc_state" ] && [ "$proc_state" != Z ] &&
+    read -r comm 2>/dev/null <"/proc/$1/comm" && [ "$comm" = lttng-sessiond ]
 }
 
-# The pid of the live session daemon that the pid file $1 names as "<pid> <start time>"; empty
-# when there is none.
-live_daemon_in() {
+# Sets live_pid to the live session daemon that the pid file $1 names as "<pid> <start time>";
+# empty when there is none.
+find_live_daemon() {
   local pid start
+  live_pid=
   read -r pid start 2>/dev/null <"$1" || return 0
   [ -n "$pid" ] && [ -n "$start" ] || return 0
-  is_live_sessiond "$pid" && [ "$(process_start_time "$pid")" = "$start" ] && echo "$pid"
+  if is_live_sessiond "$pid" && [ "$proc_start" = "$start" ]; then
+    live_pid=$pid
+  fi
   return 0
+}
+
+# The same, printed.
+live_daemon_in() {
+  find_live_daemon "$1"
+  [ -z "$live_pid" ] || echo "$live_pid"
 }
 
 # Process $1's descendants (a session daemon's consumer daemons and their helpers), one
@@ -116,7 +145,8 @@ descendants() {
   local line child
   while read -r line; do
     for child in $line; do
-      echo "$child:$(process_start_time "$child")"
+      read_process "$child"
+      echo "$child:$proc_start"
       descendants "$child"
     done
   done < <(cat "/proc/$1/task/"*/children 2>/dev/null)
@@ -124,11 +154,10 @@ descendants() {
 
 # True once none of the processes given ("<pid>:<start time>") lives (zombies are dead).
 all_gone() {
-  local process state
+  local process
   for process; do
-    state=$(process_state "${process%%:*}")
-    if [ -n "$state" ] && [ "$state" != Z ] &&
-       [ "$(process_start_time "${process%%:*}")" = "${process#*:}" ]; then
+    read_process "${process%%:*}"
+    if [ -n "$proc_state" ] && [ "$proc_state" != Z ] && [ "$proc_start" = "${process#*:}" ]; then
       return 1
     fi
   done
@@ -148,7 +177,7 @@ stop_daemon() {
   local pid=$1 tries=0 daemon helpers
   is_live_sessiond "$pid" || { wait "$pid" 2>/dev/null; return 0; }
   say "stopping lttng-sessiond (pid $pid)"
-  daemon=$pid:$(process_start_time "$pid")
+  daemon=$pid:$proc_start   # is_live_sessiond read it
   mapfile -t helpers < <(descendants "$pid")
   kill -TERM "$pid" 2>/dev/null
   until all_gone "$daemon" "${helpers[@]}"; do
@@ -157,7 +186,7 @@ stop_daemon() {
       kill_left "$daemon" "${helpers[@]}"
       break
     fi
-    sleep 0.1
+    pause_s 0.1
     tries=$((tries + 1))
   done
   wait "$pid" 2>/dev/null   # reaps it when it is our child
@@ -220,17 +249,17 @@ start_daemon() {
 # once it is lttng-sessiond (so in its own namespace): before, nsenter would reach the caller's
 # /var/run/lttng.
 wait_daemon_ready() {
-  local pid=$1 home=$2 tries=0 state
+  local pid=$1 home=$2 tries=0
   while :; do
-    state=$(process_state "$pid")
-    if [ -z "$state" ] || [ "$state" = Z ]; then
+    read_process "$pid"
+    if [ -z "$proc_state" ] || [ "$proc_state" = Z ]; then
       return 1
     fi
     if is_live_sessiond "$pid"; then
       lttng_at "$home" "$pid" list >/dev/null 2>&1 && return 0
     fi
     [ "$tries" -lt "$DAEMON_READY_TRIES" ] || return 1
-    sleep "$DAEMON_READY_POLL_S"
+    pause_s "$DAEMON_READY_POLL_S"
     tries=$((tries + 1))
   done
 }
@@ -255,13 +284,13 @@ start_session_at() {
 # Waits until the daemon $1 that start_daemon started runs lttng-sessiond (as root: in its own
 # mount namespace, which zeprof's clients may then enter); false if it died first.
 wait_daemon_exec() {
-  local pid=$1 tries=0 state
+  local pid=$1 tries=0
   until is_live_sessiond "$pid"; do
-    state=$(process_state "$pid")
-    if [ -z "$state" ] || [ "$state" = Z ] || [ "$tries" -ge "$DAEMON_READY_TRIES" ]; then
+    # is_live_sessiond read the state.
+    if [ -z "$proc_state" ] || [ "$proc_state" = Z ] || [ "$tries" -ge "$DAEMON_READY_TRIES" ]; then
       return 1
     fi
-    sleep "$DAEMON_EXEC_POLL_S"
+    pause_s "$DAEMON_EXEC_POLL_S"
     tries=$((tries + 1))
   done
 }
@@ -299,12 +328,13 @@ try_lock_slot() {
 # $1 = clear so are idle ones (nothing is to be kept warm).
 claim_idle_slot() {
   local how=${1:-} dir fd pid
-  for dir in "$(state_base)"/daemons/slot-*/; do
+  for dir in "$zeprof_state_base"/daemons/slot-*/; do
     dir=${dir%/}
     [ -d "$dir" ] || continue
     exec {fd}>>"$dir/lock" || continue
     if try_lock_slot "$dir" "$fd" && holds_file "$dir/lock" "$fd"; then
-      pid=$(live_daemon_in "$dir/sessiond.pid")
+      find_live_daemon "$dir/sessiond.pid"
+      pid=$live_pid
       if [ -n "$pid" ] && [ -e "$dir/idle" ] && [ "$how" != clear ]; then
         rm -f "$dir/idle"
         slot=$dir slot_lock_fd=$fd daemon_pid=$pid
@@ -322,7 +352,7 @@ claim_idle_slot() {
 # A new slot, locked: made under a name claim_idle_slot does not look at, then renamed.
 new_slot() {
   local base fresh fd
-  base=$(state_base)/daemons
+  base=$zeprof_state_base/daemons
   fresh=$(mktemp -d "$base/new.XXXXXX") || return 1
   exec {fd}>>"$fresh/lock" || return 1
   flock -x "$fd"
@@ -334,7 +364,11 @@ new_slot() {
 # Starts the keeper of the current slot (see the top of this file).
 start_keeper() {
   local script
-  script=$(readlink -f -- "$0") || return 0   # zeprof itself, not this sourced part
+  # zeprof itself, not this sourced part; an absolute path without starting a process.
+  case $0 in
+    /*) script=$0 ;;
+    *) script=$PWD/$0 ;;
+  esac
   (
     close_lock_fds
     exec env -u LD_PRELOAD setsid bash "$script" --daemon-keeper "$slot" </dev/null >/dev/null 2>&1
@@ -350,7 +384,8 @@ daemon_keeper() {
     exec {fd}>>"$dir/lock" || return 0
     if flock -n -x "$fd"; then
       holds_file "$dir/lock" "$fd" || return 0
-      pid=$(live_daemon_in "$dir/sessiond.pid")
+      find_live_daemon "$dir/sessiond.pid"
+      pid=$live_pid
       if [ -e "$dir/idle" ] && [ -n "$pid" ]; then
         since=$(stat -c %Y "$dir/idle" 2>/dev/null) || since=0
         printf -v now '%(%s)T' -1
@@ -379,7 +414,7 @@ need_isolation_tools() {
 # Gets this run a daemon with its session $1 recording into $2: an idle one, or a new one.
 daemon_acquire() {
   local name=$1 directory=$2 base reason
-  base=$(state_base)
+  base=$zeprof_state_base
   if ! private_directory "$base" || ! private_directory "$base/daemons"; then
     fail "cannot use $base (not a directory of ours)"
   fi
@@ -401,7 +436,8 @@ daemon_acquire() {
   client_home=$slot/home app_home=$slot/home
   start_daemon "$slot/home" "$slot/sessiond.log"
   daemon_pid=$started_pid
-  echo "$daemon_pid $(process_start_time "$daemon_pid")" >"$slot/sessiond.pid"
+  read_process "$daemon_pid"
+  echo "$daemon_pid $proc_start" >"$slot/sessiond.pid"
   [ "$daemon_idle_s" -eq 0 ] || start_keeper
   say "started lttng-sessiond (pid $daemon_pid) in $slot"
   # The session is set up as soon as the daemon answers (zeprof-start waits for it).
@@ -448,7 +484,7 @@ finish_slot() {
   # next run would record it.
   registered=$(lttng_at "$client_home" "$daemon_pid" list -u 2>/dev/null) || registered='PID: ?'
   if [ "$daemon_idle_s" -gt 0 ] && [ "$idle_ok" -eq 1 ] && [[ $registered != *"PID: "* ]] &&
-     [ -n "$(live_daemon_in "$slot/sessiond.pid")" ]; then
+     find_live_daemon "$slot/sessiond.pid" && [ -n "$live_pid" ]; then
     : >"$slot/idle"
   else
     stop_daemon "$daemon_pid"

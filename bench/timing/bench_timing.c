@@ -29,6 +29,8 @@
 #include "timing_app.h"
 
 #define EVENTS 4096u
+/* The engine's slots per chunk (interposer/timing/timing_internal.h, TIMING_CHUNK_SLOTS). */
+#define EMULATED_CHUNK 64u
 
 static uint64_t now_ns(void)
 {
@@ -67,8 +69,9 @@ static double mean(const uint64_t *costs, size_t from, size_t to)
 }
 
 /* What the engine's driver calls cost per append, done by hand (untraced): a tracer-owned
- * timestamp event in the signal's place, the re-exposing barrier, and up to two reads (status,
- * kernel timestamp, reset) of completed earlier appends, as the engine's append drain does. */
+ * timestamp event in the signal's place, the re-exposing barrier, and up to two reads (kernel
+ * timestamp, reset) of completed earlier appends once the oldest unread is a chunk behind, as the
+ * engine's append drain does. */
 struct emulation {
     ze_event_pool_handle_t pool;
     ze_event_handle_t *events;
@@ -80,9 +83,11 @@ static void emulate_reads(struct emulation *emulation, size_t upto, unsigned max
     ze_kernel_timestamp_result_t result;
     for (unsigned done = 0; done < max && emulation->head < upto; done++) {
         ze_event_handle_t event = emulation->events[emulation->head % EVENTS];
-        if (zeEventQueryStatus(event) != ZE_RESULT_SUCCESS)
+        /* One call, as the engine reads: NOT_READY until the event is signalled. */
+        ze_result_t read = zeEventQueryKernelTimestamp(event, &result);
+        if (read == ZE_RESULT_NOT_READY)
             break;
-        APP_OK(zeEventQueryKernelTimestamp(event, &result));
+        APP_OK(read);
         /* The previous event is reset only now: its re-exposing barrier waited on it, and this
          * later completion proves that barrier ran (the engine's "held" slot). */
         if (emulation->head > 0)
@@ -124,7 +129,9 @@ static void run_appends(struct app *app, size_t n, uint64_t *costs, bool emulate
         uint64_t start = now_ns();
         if (emulate) {
             ze_event_handle_t own = emulation.events[e];
-            emulate_reads(&emulation, i, 2);
+            /* The engine's append looks at its oldest slot only once that is a chunk behind. */
+            if (i - emulation.head >= EMULATED_CHUNK)
+                emulate_reads(&emulation, i, 2);
             APP_OK(zeCommandListAppendLaunchKernel(list, app->spin, &groups, own, 0, NULL));
             APP_OK(zeCommandListAppendBarrier(list, events[e], 1, &own));
         } else {

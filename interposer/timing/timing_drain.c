@@ -37,12 +37,12 @@ enum timing_read_outcome timing_slot_read(const struct timing_slot *slot,
 {
     if (slot->lost)
         return TIMING_READ_LOST;
-    ze_event_handle_t event = slot_event(slot);
-    if (zeprof_real.zeEventQueryStatus(event) != ZE_RESULT_SUCCESS)
+    /* One driver call: the query answers ZE_RESULT_NOT_READY, leaving `result` alone, while the
+     * event is not signalled (spec); an error means the timing cannot be had. */
+    ze_result_t read = zeprof_real.zeEventQueryKernelTimestamp(slot_event(slot), result);
+    if (read == ZE_RESULT_NOT_READY)
         return TIMING_READ_NOT_READY;
-    if (zeprof_real.zeEventQueryKernelTimestamp(event, result) != ZE_RESULT_SUCCESS)
-        return TIMING_READ_LOST;
-    return TIMING_READ_OK;
+    return read == ZE_RESULT_SUCCESS ? TIMING_READ_OK : TIMING_READ_LOST;
 }
 
 /* queue: the queue of a regular list's execution; for immediate lists, the list itself. */
@@ -141,9 +141,14 @@ void timing_drain_list_locked(struct timing_list *list, bool final, uint64_t wai
         timing_runs_drain_locked(list, final, wait_ns);
 }
 
+/* The appends' own drain. Looking at the head costs a driver call even when it has not completed
+ * (on the simulated device, a lock its engine thread holds while it runs), so it only starts once
+ * the head has fallen a chunk behind the newest slot: memory stays bounded by two chunks plus
+ * what the device has not done, and a program that synchronizes reads its slots at its drain
+ * anchors instead, in one go. */
 void timing_drain_some_locked(struct timing_list *list, unsigned max)
 {
-    if (list->immediate)
+    if (list->immediate && list->head && list->head->chunk != list->newest_chunk)
         drain_immediate_locked(list, false, max);
 }
 

@@ -307,7 +307,8 @@ void timing_drain_all(void);
  * wait_ns: how long a final drain may wait for the tracer's own markers of executions that the
  * application already knows complete (0 at exit). */
 void timing_drain_list_locked(struct timing_list *list, bool final, uint64_t wait_ns);
-/* Under list->mutex: drain at most max completed slots (an append's cheap opportunistic drain). */
+/* Under list->mutex: an append's drain: at most max completed slots, and only once the list's
+ * oldest slot is a chunk behind its newest (timing_drain.c). */
 void timing_drain_some_locked(struct timing_list *list, unsigned max);
 /* Resolve the slot waiting on an application timestamp event (read now, or lost). */
 void timing_resolve_app_event(ze_event_handle_t event);

@@ -549,7 +549,7 @@ def case_lossless(work):
                 listing = lttng_of_daemon(daemons[0], ['list', sessions[0]]).stdout
     end_waiting_run(process, 'the listed run')
     for expected in ['Buffering scheme: per-user', 'Blocking timeout: infinite',
-                     'Sub-buffer size:  2097152 bytes', 'Sub-buffer count: 4', 'zeprof_*']:
+                     'Sub-buffer size:  262144 bytes', 'Sub-buffer count: 8', 'zeprof_*']:
         check(expected in listing, f'the session has {expected}', listing[-400:])
 
 
