@@ -204,7 +204,13 @@ static int merge(void *context, char *reason, int reason_size)
     zm_demangle_init(&demangle);
     zm_telemetry_init(&telemetry);
     if (options->timeline) {
-        timeline = zm_timeline_open(options->timeline, reason, reason_size);
+        static const enum zm_timeline_kind kinds[] = {
+            [ZM_OPTIONS_TIMELINE_BY_NAME] = ZM_TIMELINE_BY_NAME,
+            [ZM_OPTIONS_TIMELINE_JSON] = ZM_TIMELINE_JSON,
+            [ZM_OPTIONS_TIMELINE_PERFETTO] = ZM_TIMELINE_PERFETTO,
+        };
+        timeline = zm_timeline_open(options->timeline, kinds[options->timeline_format], reason,
+                                    reason_size);
         if (!timeline) {
             zm_stats_release(&stats);
             return 2;

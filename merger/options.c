@@ -14,6 +14,7 @@ enum {
     OPT_MANGLED,
     OPT_MAX_NAME_SIZE,
     OPT_VERSION,
+    OPT_TIMELINE_FORMAT,
     OPT_REDUCE,
     OPT_NO_SPANS
 };
@@ -27,7 +28,10 @@ const char *zm_options_usage(void)
            "  -e, --extended        split rows by host, process, thread and device\n"
            "  -j, --json            print the tally as JSON\n"
            "  -k, --kernel-verbose  kernel rows split by group count, group size and SIMD width\n"
-           "  -l, --timeline FILE   write the timeline (Chrome Trace Event JSON) to FILE\n"
+           "  -l, --timeline FILE   write the timeline to FILE: Perfetto's protobuf trace when\n"
+           "                        FILE ends in .pftrace, else Chrome Trace Event JSON\n"
+           "      --timeline-format json|perfetto\n"
+           "                        the timeline's format, whatever FILE's name\n"
            "  -t, --trace           print every event as one text line, time-ordered per host\n"
            "      --mangled         keep kernel names as recorded (default: demangled)\n"
            "      --max-name-size N shorten longer names in the text tally to N characters\n"
@@ -70,6 +74,7 @@ enum zm_options_status zm_options_parse(struct zm_options *options, int argc, ch
         {"json", no_argument, NULL, 'j'},
         {"kernel-verbose", no_argument, NULL, 'k'},
         {"timeline", required_argument, NULL, 'l'},
+        {"timeline-format", required_argument, NULL, OPT_TIMELINE_FORMAT},
         {"trace", no_argument, NULL, 't'},
         {"mangled", no_argument, NULL, OPT_MANGLED},
         {"max-name-size", required_argument, NULL, OPT_MAX_NAME_SIZE},
@@ -131,6 +136,21 @@ enum zm_options_status zm_options_parse(struct zm_options *options, int argc, ch
         case OPT_MANGLED:
             options->mangled = true;
             break;
+        case OPT_TIMELINE_FORMAT:
+            if (strcmp(optarg, "json") == 0) {
+                options->timeline_format = ZM_OPTIONS_TIMELINE_JSON;
+            } else if (strcmp(optarg, "perfetto") == 0) {
+                options->timeline_format = ZM_OPTIONS_TIMELINE_PERFETTO;
+            } else {
+                char escaped[256];
+                zm_supervise_escape_line(escaped, sizeof(escaped), optarg);
+                snprintf(reason, (size_t)reason_size,
+                         "Failed to parse options: option=--timeline-format, value=%s "
+                         "(json or perfetto)",
+                         escaped);
+                return ZM_OPTIONS_ERROR;
+            }
+            break;
         case OPT_MAX_NAME_SIZE:
             if (parse_number("--max-name-size", optarg, 1, 1000000, &options->max_name_size, reason,
                              reason_size) != 0)
@@ -149,6 +169,11 @@ enum zm_options_status zm_options_parse(struct zm_options *options, int argc, ch
     }
     options->paths = (const char *const *)&argv[optind];
     options->path_count = argc - optind;
+    if (options->timeline_format != ZM_OPTIONS_TIMELINE_BY_NAME && !options->timeline) {
+        snprintf(reason, (size_t)reason_size,
+                 "Failed to parse options: option=--timeline-format, reason=no -l FILE given");
+        return ZM_OPTIONS_ERROR;
+    }
     if (!options->help && !options->version && options->path_count == 0) {
         snprintf(reason, (size_t)reason_size, "Failed to parse options: reason=no TRACE_DIR given");
         return ZM_OPTIONS_ERROR;

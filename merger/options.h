@@ -10,6 +10,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* --timeline-format: how -l FILE is written. */
+enum zm_options_timeline_format {
+    ZM_OPTIONS_TIMELINE_BY_NAME, /* not given: Perfetto for a FILE ending in .pftrace, else JSON */
+    ZM_OPTIONS_TIMELINE_JSON,
+    ZM_OPTIONS_TIMELINE_PERFETTO,
+};
+
 struct zm_options {
     bool extended;            /* -e: rows split by host, process, thread and device */
     bool kernel_verbose;      /* -k: kernel rows split by launch shape */
@@ -19,6 +26,7 @@ struct zm_options {
     bool help;                /* -h */
     bool version;             /* --version */
     const char *timeline;     /* -l FILE, or NULL (Weak: argv) */
+    enum zm_options_timeline_format timeline_format; /* --timeline-format json|perfetto */
     bool mangled;             /* --mangled: kernel names as recorded, not demangled */
     uint64_t max_name_size;   /* --max-name-size N: text tally names cut to N; 0: never */
     uint64_t max_rate_ppm;    /* --max-rate-ppm N, default 100 */

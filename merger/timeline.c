@@ -2,10 +2,10 @@
 #include "timeline.h"
 
 #include "grow.h"
-#include "jsonout.h"
 #include "map.h"
 #include "sorter.h"
 #include "supervise.h"
+#include "timeline_format.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,7 +20,6 @@
 
 #define SORTER_BUDGET (32u << 20) /* bytes of records kept in memory before a run is spilled */
 
-enum lane_kind { LANE_PROCESS, LANE_THREAD, LANE_DEVICE, LANE_QUEUE };
 enum record_type { RECORD_API = 1, RECORD_DEVICE, RECORD_FLOW_START, RECORD_COUNTER };
 
 struct sibling {
@@ -29,8 +28,8 @@ struct sibling {
 };
 
 struct lane {
-    enum lane_kind kind;
-    uint32_t number; /* the Chrome pid (process kinds) or tid (thread kinds) */
+    enum zm_timeline_lane_kind kind;
+    uint32_t number; /* unique in the file (timeline_format.h) */
     uint32_t parent; /* thread kinds: index of the process lane */
     uint32_t host;
     int64_t pid, tid;         /* API lanes */
@@ -74,8 +73,9 @@ struct zm_timeline {
     bool unnamed;    /* `out` is an O_TMPFILE, named only to be renamed into place */
     bool special;    /* the target is a FIFO or a device: copied into at the end */
     FILE *out;              /* Owned by this */
+    const struct zm_timeline_format *format;
+    void *writer; /* the format's, while the file is written; Owned by this */
     struct zm_sorter sorter;
-    struct zm_jsonout text; /* buffers the output while it is merged */
     struct lane *lanes; /* Owned by this */
     size_t lane_count, lane_capacity;
     uint32_t next_number;
@@ -86,7 +86,7 @@ struct zm_timeline {
     uint64_t next_flow;
     /* Merge state */
     const struct zm_timeline_placement *placement;
-    bool have_origin, first_event;
+    bool have_origin;
     int64_t origin_ns;
 };
 
@@ -150,11 +150,24 @@ static char *directory_of(const char *path)
     return strndup(path, (size_t)(slash - path));
 }
 
-struct zm_timeline *zm_timeline_open(const char *path, char *reason, int reason_size)
+/* Whether `path` names a Perfetto trace (ends in ".pftrace"). */
+static bool is_perfetto_path(const char *path)
+{
+    static const char suffix[] = ".pftrace";
+    size_t length = strlen(path);
+    return length >= sizeof(suffix) - 1 &&
+           strcmp(path + length - (sizeof(suffix) - 1), suffix) == 0;
+}
+
+struct zm_timeline *zm_timeline_open(const char *path, enum zm_timeline_kind kind, char *reason,
+                                     int reason_size)
 {
     struct zm_timeline *timeline = calloc(1, sizeof(*timeline));
     if (!timeline)
         return NULL;
+    if (kind == ZM_TIMELINE_BY_NAME)
+        kind = is_perfetto_path(path) ? ZM_TIMELINE_PERFETTO : ZM_TIMELINE_JSON;
+    timeline->format = kind == ZM_TIMELINE_PERFETTO ? &zm_perfetto_format : &zm_timeline_json_format;
     int fd = -1;
     char *directory = NULL;
     timeline->path = strdup(path);
@@ -243,7 +256,8 @@ static void destroy(struct zm_timeline *timeline)
     zm_map_release(&timeline->device_lanes);
     zm_map_release(&timeline->queue_lanes);
     zm_sorter_release(&timeline->sorter);
-    zm_jsonout_release(&timeline->text);
+    if (timeline->writer)
+        timeline->format->free(timeline->writer);
     free(timeline->hostnames);
     free(timeline->path);
     free(timeline->target);
@@ -392,11 +406,11 @@ static long lane_for(struct zm_timeline *timeline, struct zm_map *map, uint64_t 
 static long thread_lane_for(struct zm_timeline *timeline, uint32_t host, int64_t pid, int64_t tid)
 {
     long process = lane_for(timeline, &timeline->process_lanes, host, (uint64_t)pid,
-                            &(struct lane){.kind = LANE_PROCESS, .host = host, .pid = pid});
+                            &(struct lane){.kind = ZM_LANE_PROCESS, .host = host, .pid = pid});
     if (process < 0)
         return -1;
     return lane_for(timeline, &timeline->thread_lanes, zm_map_process_key(host, pid), (uint64_t)tid,
-                    &(struct lane){.kind = LANE_THREAD,
+                    &(struct lane){.kind = ZM_LANE_THREAD,
                                    .parent = (uint32_t)process,
                                    .host = host,
                                    .pid = pid,
@@ -426,14 +440,14 @@ int zm_timeline_device_span(struct zm_timeline *timeline, const struct zm_device
         return 0; /* no time to draw it at (counted in the tally's unanchored_timings) */
     long device = lane_for(
         timeline, &timeline->device_lanes, span->host, span->device_label,
-        &(struct lane){.kind = LANE_DEVICE, .host = span->host, .device_name = span->device_name});
+        &(struct lane){.kind = ZM_LANE_DEVICE, .host = span->host, .device_name = span->device_name});
     if (device < 0)
         return -1;
     /* Queue handles are per process; the device label keeps two devices' queues apart. */
     long queue =
         lane_for(timeline, &timeline->queue_lanes, zm_map_process_key(span->host, span->pid),
                  span->queue ^ ((uint64_t)span->device_label << 56),
-                 &(struct lane){.kind = LANE_QUEUE,
+                 &(struct lane){.kind = ZM_LANE_QUEUE,
                                 .parent = (uint32_t)device,
                                 .host = span->host,
                                 .pid = span->pid,
@@ -472,7 +486,8 @@ int zm_timeline_counter(struct zm_timeline *timeline, const struct zm_counter_sa
 {
     long device = lane_for(
         timeline, &timeline->device_lanes, sample->host, sample->device_label,
-        &(struct lane){.kind = LANE_DEVICE, .host = sample->host, .device_name = sample->device_name});
+        &(struct lane){
+            .kind = ZM_LANE_DEVICE, .host = sample->host, .device_name = sample->device_name});
     if (device < 0)
         return -1;
     struct counter_record record;
@@ -492,41 +507,40 @@ int zm_timeline_end_host(struct zm_timeline *timeline)
 
 /* ---- Writing ---------------------------------------------------------------------------- */
 
-static void separator(struct zm_timeline *timeline)
-{
-    if (!timeline->first_event)
-        zm_jsonout_literal(&timeline->text, ",\n");
-    timeline->first_event = false;
-}
-
 static bool host_placed(const struct zm_timeline *timeline, uint32_t host)
 {
     const struct zm_timeline_placement *placement = timeline->placement;
     return placement->placed(placement->context, host);
 }
 
-static void write_lane_name(struct zm_timeline *timeline, const struct lane *lane, uint32_t sibling,
-                            int64_t ts_ns)
+/* Names a lane (or its sibling number `sibling` > 0) through the format. */
+static int write_lane_name(struct zm_timeline *timeline, const struct lane *lane, uint32_t sibling,
+                           int64_t ts_ns)
 {
-    bool process = lane->kind == LANE_PROCESS || lane->kind == LANE_DEVICE;
-    const struct lane *parent = process ? lane : &timeline->lanes[lane->parent];
-    uint32_t tid = process ? 0 : lane->number;
-    if (lane->kind == LANE_QUEUE && sibling > 0)
-        tid = lane->siblings[sibling].number;
+    bool process = lane->kind == ZM_LANE_PROCESS || lane->kind == ZM_LANE_DEVICE;
+    struct zm_timeline_lane shown = {
+        .kind = lane->kind,
+        .number = lane->number,
+        .process = process ? lane->number : timeline->lanes[lane->parent].number,
+        .pid = lane->pid,
+        .tid = lane->tid,
+    };
+    if (lane->kind == ZM_LANE_QUEUE && sibling > 0)
+        shown.number = lane->siblings[sibling].number;
     char name[512] = "";
     const char *prefix = host_placed(timeline, lane->host) ? "" : "[unplaced] ";
     const char *hostname = timeline->hostnames[lane->host];
     switch (lane->kind) {
-    case LANE_PROCESS:
+    case ZM_LANE_PROCESS:
         snprintf(name, sizeof(name), "%s%s pid %" PRId64, prefix, hostname, lane->pid);
         break;
-    case LANE_DEVICE:
+    case ZM_LANE_DEVICE:
         snprintf(name, sizeof(name), "%s%s %s", prefix, hostname, lane->device_name);
         break;
-    case LANE_THREAD:
+    case ZM_LANE_THREAD:
         snprintf(name, sizeof(name), "tid %" PRId64, lane->tid);
         break;
-    case LANE_QUEUE:
+    case ZM_LANE_QUEUE:
         if (sibling == 0)
             snprintf(name, sizeof(name), "queue 0x%" PRIx64 " pid %" PRId64, lane->queue,
                      lane->pid);
@@ -535,20 +549,8 @@ static void write_lane_name(struct zm_timeline *timeline, const struct lane *lan
                      lane->pid, sibling + 1);
         break;
     }
-    struct zm_jsonout *text = &timeline->text;
-    separator(timeline);
-    zm_jsonout_literal(text, "{\"ph\":\"M\",\"ts\":");
-    zm_jsonout_micros(text, ts_ns);
-    if (process)
-        zm_jsonout_literal(text, ",\"name\":\"process_name\",\"pid\":");
-    else
-        zm_jsonout_literal(text, ",\"name\":\"thread_name\",\"pid\":");
-    zm_jsonout_u64(text, parent->number);
-    zm_jsonout_literal(text, ",\"tid\":");
-    zm_jsonout_u64(text, tid);
-    zm_jsonout_literal(text, ",\"args\":{\"name\":");
-    zm_jsonout_string(text, name);
-    zm_jsonout_literal(text, "}}");
+    shown.name = name;
+    return timeline->format->lane(timeline->writer, &shown, ts_ns);
 }
 
 /* The sibling of a queue lane free at `start`; a new one (named on the spot) when none is. */
@@ -565,8 +567,9 @@ static int sibling_for(struct zm_timeline *timeline, struct lane *lane, int64_t 
         return -1;
     uint32_t number = lane->sibling_count == 0 ? lane->number : timeline->next_number++;
     lane->siblings[lane->sibling_count++] = (struct sibling){number, end};
-    if (lane->sibling_count > 1)
-        write_lane_name(timeline, lane, (uint32_t)lane->sibling_count - 1, ts_ns);
+    if (lane->sibling_count > 1 &&
+        write_lane_name(timeline, lane, (uint32_t)lane->sibling_count - 1, ts_ns) != 0)
+        return -1;
     return (int)lane->sibling_count - 1;
 }
 
@@ -576,51 +579,9 @@ static int64_t axis_of(void *context, uint32_t host, int64_t key)
     return timeline->placement->axis_ns(timeline->placement->context, host, key, NULL);
 }
 
-/* The part of an "X" event common to API and device slices. */
-static void slice_head(struct zm_jsonout *text, const char *category, const char *name, int64_t ts,
-                       int64_t duration_ns, uint32_t pid, uint32_t tid, const char *hostname,
-                       int64_t placement_bound_ns)
-{
-    zm_jsonout_literal(text, "{\"ph\":\"X\",\"cat\":\"");
-    zm_jsonout_raw(text, category, strlen(category));
-    zm_jsonout_literal(text, "\",\"name\":");
-    zm_jsonout_string(text, name);
-    zm_jsonout_literal(text, ",\"ts\":");
-    zm_jsonout_micros(text, ts);
-    zm_jsonout_literal(text, ",\"dur\":");
-    zm_jsonout_micros(text, duration_ns);
-    zm_jsonout_literal(text, ",\"pid\":");
-    zm_jsonout_u64(text, pid);
-    zm_jsonout_literal(text, ",\"tid\":");
-    zm_jsonout_u64(text, tid);
-    zm_jsonout_literal(text, ",\"args\":{\"host\":");
-    zm_jsonout_string(text, hostname);
-    if (placement_bound_ns > 0) {
-        /* A peer host placed from frames: how far this span may be from where it is drawn. */
-        zm_jsonout_literal(text, ",\"placement_bound_ns\":");
-        zm_jsonout_i64(text, placement_bound_ns);
-    }
-}
-
-static void flow_event(struct zm_jsonout *text, const char *phase, int64_t ts, uint64_t flow,
-                       uint32_t pid, uint32_t tid)
-{
-    zm_jsonout_raw(text, phase, strlen(phase));
-    zm_jsonout_literal(text, ",\"cat\":\"append\",\"name\":\"append\",\"ts\":");
-    zm_jsonout_micros(text, ts);
-    zm_jsonout_literal(text, ",\"id\":");
-    zm_jsonout_u64(text, flow);
-    zm_jsonout_literal(text, ",\"pid\":");
-    zm_jsonout_u64(text, pid);
-    zm_jsonout_literal(text, ",\"tid\":");
-    zm_jsonout_u64(text, tid);
-    zm_jsonout_literal(text, "}");
-}
-
 static int emit(void *context, int64_t axis_ns, uint32_t host, const void *payload, uint32_t length)
 {
     struct zm_timeline *timeline = context;
-    struct zm_jsonout *text = &timeline->text;
     (void)length;
     zm_supervise_progress(); /* writing millions of records is progress, not a stall */
     if (!timeline->have_origin) {
@@ -628,85 +589,73 @@ static int emit(void *context, int64_t axis_ns, uint32_t host, const void *paylo
         timeline->origin_ns = axis_ns;
     }
     int64_t ts = axis_ns - timeline->origin_ns;
-    const char *hostname = timeline->hostnames[host];
     const struct zm_timeline_placement *placement = timeline->placement;
-    int64_t placement_bound = placement->bound_ns(placement->context, host, axis_ns);
+    struct zm_timeline_slice slice = {
+        .hostname = timeline->hostnames[host],
+        .ts_ns = ts,
+        .placement_bound_ns = placement->bound_ns(placement->context, host, axis_ns),
+    };
     uint8_t type;
     memcpy(&type, payload, 1);
     if (type == RECORD_API) {
         struct api_record record;
         memcpy(&record, payload, sizeof(record));
         const struct lane *thread = &timeline->lanes[record.thread_lane];
-        separator(timeline);
-        slice_head(text, "api", record.name, ts, record.duration_ns,
-                   timeline->lanes[thread->parent].number, thread->number, hostname,
-                   placement_bound);
-        zm_jsonout_literal(text, ",\"pid\":");
-        zm_jsonout_i64(text, thread->pid);
-        zm_jsonout_literal(text, ",\"tid\":");
-        zm_jsonout_i64(text, thread->tid);
-        zm_jsonout_literal(text, ",\"result\":");
-        zm_jsonout_u64(text, record.result);
-        if (record.synthetic)
-            zm_jsonout_literal(text, ",\"synthetic\":true");
-        zm_jsonout_literal(text, "}}");
-    } else if (type == RECORD_FLOW_START) {
+        slice.name = record.name;
+        slice.duration_ns = record.duration_ns;
+        slice.process = timeline->lanes[thread->parent].number;
+        slice.lane = thread->number;
+        slice.pid = thread->pid;
+        slice.tid = thread->tid;
+        slice.result = record.result;
+        slice.synthetic = record.synthetic;
+        return timeline->format->slice(timeline->writer, &slice);
+    }
+    if (type == RECORD_FLOW_START) {
         struct flow_record record;
         memcpy(&record, payload, sizeof(record));
         const struct lane *thread = &timeline->lanes[record.thread_lane];
-        separator(timeline);
-        flow_event(text, "{\"ph\":\"s\"", ts, record.flow, timeline->lanes[thread->parent].number,
-                   thread->number);
-    } else if (type == RECORD_COUNTER) {
-        /* A counter track per kind on the device's process lane (docs/interface.md). */
+        return timeline->format->flow_start(timeline->writer, ts, record.flow,
+                                            timeline->lanes[thread->parent].number,
+                                            thread->number);
+    }
+    if (type == RECORD_COUNTER) {
+        /* A counter track per kind on the device's lane (docs/interface.md). */
         static const char *const names[ZM_COUNTER_KINDS] = {"utilization %", "frequency MHz",
                                                              "power W", "memory MiB"};
+        static const char *const units[ZM_COUNTER_KINDS] = {"%", "MHz", "W", "MiB"};
         struct counter_record record;
         memcpy(&record, payload, sizeof(record));
-        char value[64];
-        int length = snprintf(value, sizeof(value), "%.3f", record.value);
-        separator(timeline);
-        zm_jsonout_literal(text, "{\"ph\":\"C\",\"cat\":\"telemetry\",\"name\":\"");
-        zm_jsonout_raw(text, names[record.kind], strlen(names[record.kind]));
-        zm_jsonout_literal(text, "\",\"ts\":");
-        zm_jsonout_micros(text, ts);
-        zm_jsonout_literal(text, ",\"pid\":");
-        zm_jsonout_u64(text, timeline->lanes[record.device_lane].number);
-        zm_jsonout_literal(text, ",\"args\":{\"value\":");
-        zm_jsonout_raw(text, value, length > 0 ? (size_t)length : 0);
-        zm_jsonout_literal(text, "}}");
-    } else if (type == RECORD_DEVICE) {
-        struct device_record record;
-        memcpy(&record, payload, sizeof(record));
-        struct lane *queue = &timeline->lanes[record.queue_lane];
-        const struct lane *device = &timeline->lanes[queue->parent];
-        int sibling = sibling_for(timeline, queue, axis_ns, axis_ns + record.duration_ns, ts);
-        if (sibling < 0)
-            return -1;
-        uint32_t tid = queue->siblings[sibling].number;
-        separator(timeline);
-        slice_head(text, "device", record.name, ts, record.duration_ns, device->number, tid,
-                   hostname, placement_bound);
-        zm_jsonout_literal(text, ",\"device\":");
-        zm_jsonout_string(text, device->device_name);
-        zm_jsonout_literal(text, ",\"uncertainty_ns\":");
-        zm_jsonout_i64(text, record.uncertainty_ns);
-        zm_jsonout_literal(text, ",\"pid\":");
-        zm_jsonout_i64(text, queue->pid);
-        zm_jsonout_literal(text, ",\"queue\":\"");
-        zm_jsonout_hex(text, queue->queue);
-        zm_jsonout_literal(text, "\",\"call_id\":");
-        zm_jsonout_u64(text, record.call_id);
-        zm_jsonout_literal(text, ",\"execution\":");
-        zm_jsonout_u64(text, record.execution);
-        zm_jsonout_literal(text, "}}");
-        if (record.flow) {
-            separator(timeline);
-            flow_event(text, "{\"ph\":\"f\",\"bp\":\"e\"", ts, record.flow, device->number, tid);
-        }
+        struct zm_timeline_counter counter = {
+            .ts_ns = ts,
+            .process = timeline->lanes[record.device_lane].number,
+            .kind = record.kind,
+            .name = names[record.kind],
+            .unit = units[record.kind],
+            .value = record.value,
+        };
+        return timeline->format->counter(timeline->writer, &counter);
     }
-    zm_jsonout_maybe_flush(text);
-    return text->failed ? -1 : 0;
+    struct device_record record;
+    memcpy(&record, payload, sizeof(record));
+    struct lane *queue = &timeline->lanes[record.queue_lane];
+    const struct lane *device = &timeline->lanes[queue->parent];
+    int sibling = sibling_for(timeline, queue, axis_ns, axis_ns + record.duration_ns, ts);
+    if (sibling < 0)
+        return -1;
+    slice.device = true;
+    slice.name = record.name;
+    slice.duration_ns = record.duration_ns;
+    slice.process = device->number;
+    slice.lane = queue->siblings[sibling].number;
+    slice.pid = queue->pid;
+    slice.device_name = device->device_name;
+    slice.uncertainty_ns = record.uncertainty_ns;
+    slice.queue = queue->queue;
+    slice.call_id = record.call_id;
+    slice.execution = record.execution;
+    slice.flow = record.flow;
+    return timeline->format->slice(timeline->writer, &slice);
 }
 
 int zm_timeline_finish(struct zm_timeline *timeline, const struct zm_timeline_placement *placement,
@@ -714,22 +663,20 @@ int zm_timeline_finish(struct zm_timeline *timeline, const struct zm_timeline_pl
 {
     FILE *out = timeline->out;
     timeline->placement = placement;
-    timeline->first_event = true;
-    zm_jsonout_init(&timeline->text, out);
-    zm_jsonout_literal(&timeline->text, "{\"traceEvents\":[\n");
+    timeline->writer = timeline->format->new(out);
+    if (!timeline->writer) {
+        errno = ENOMEM;
+        goto error;
+    }
     for (size_t i = 0; i < timeline->lane_count; i++) {
-        struct lane *lane = &timeline->lanes[i];
-        write_lane_name(timeline, lane, 0, 0);
+        if (write_lane_name(timeline, &timeline->lanes[i], 0, 0) != 0)
+            goto error;
     }
     if (zm_sorter_merge(&timeline->sorter, axis_of, emit, timeline) != 0)
         goto error;
-    zm_jsonout_literal(&timeline->text, "\n],\"displayTimeUnit\":\"ns\",\"metadata\":");
-    if (zm_jsonout_flush(&timeline->text) != 0)
-        goto error;
     json_object_set_new(metadata, "origin_ns", json_integer(timeline->origin_ns));
-    if (json_dumpf(metadata, out, JSON_COMPACT) != 0)
+    if (timeline->format->end(timeline->writer, metadata) != 0)
         goto error;
-    fputs("}\n", out);
     if (ferror(out) || fflush(out) != 0 || (!timeline->special && fsync(fileno(out)) != 0))
         goto error;
     if (publish(timeline) != 0)

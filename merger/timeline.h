@@ -1,5 +1,7 @@
 /*
- * timeline: the Chrome Trace Event JSON of docs/interface.md "The timeline", written as it goes.
+ * timeline: the timeline of docs/interface.md "The timeline", written as it goes, in Chrome Trace
+ * Event JSON (timeline_json.c) or Perfetto's protobuf format (perfetto.c): timeline_format.h is
+ * the seam between what is decided here and how a format encodes it.
  *
  * Spans arrive in completion order, host after host; they are encoded into small records and
  * passed through the external sorter (sorter.h), so memory stays bounded and the file comes out
@@ -7,11 +9,11 @@
  * followed) and linked and renamed into place only when complete, so a failed, crashed or killed
  * run leaves nothing; a FIFO or device target gets the finished file copied into it instead.
  *
- * Lanes (Chrome pid/tid numbers, unique across hosts): one process lane per (host, pid) with one
- * thread lane per thread; one process lane per (host, device) with one thread lane per
- * (pid, queue); work that overlaps on a queue lane goes to sibling lanes ("queue 0x… #2"),
- * chosen greedily in start order, so no lane has overlapping slices. Flow arrows ("s" at the
- * append, "f" at the device slice) link each append to each of its executions.
+ * Lanes (numbers unique across hosts: Chrome pid/tid, Perfetto track uuids): one process lane
+ * per (host, pid) with one thread lane per thread; one device lane per (host, device) with one
+ * queue lane per (pid, queue); work that overlaps on a queue lane goes to sibling lanes
+ * ("queue 0x… #2"), chosen greedily in start order, so no lane has overlapping slices. A flow
+ * links each append to each of its executions.
  * The timeline owns its lanes, sorter and output file; it borrows interned names.
  */
 #ifndef ZM_TIMELINE_H
@@ -35,9 +37,16 @@ struct zm_timeline_placement {
     void *context;
 };
 
+enum zm_timeline_kind {
+    ZM_TIMELINE_BY_NAME,  /* Perfetto when the path ends in ".pftrace", else JSON */
+    ZM_TIMELINE_JSON,     /* Chrome Trace Event JSON */
+    ZM_TIMELINE_PERFETTO, /* Perfetto's protobuf trace */
+};
+
 /* Creates the temporary file for `path` now, so an unwritable path fails before any work.
  * On failure returns NULL and writes "Failed to …" into `reason`. */
-ZM_MUST_CHECK struct zm_timeline *zm_timeline_open(const char *path, char *reason, int reason_size);
+ZM_MUST_CHECK struct zm_timeline *zm_timeline_open(const char *path, enum zm_timeline_kind kind,
+                                                   char *reason, int reason_size);
 /* The model's spans (span.h), host after host; the names they carry must stay valid until
  * zm_timeline_finish. Device work that is not anchored cannot be placed in time: it is left out
  * (the statistics count it). Each returns -1 on out of memory or I/O error. */

@@ -7,7 +7,11 @@ a little over 2 million events) and the same 4x longer, then prints, measured in
   (babeltrace2 time / zeprof-merge time: >= 1 means the merger is at least as fast; target 0.8),
   for the tally and for the tally plus timeline (-l);
 - zeprof-merge's peak RSS on the 1x and the 4x trace (should stay nearly flat), with
-  babeltrace2's own for reference (file pages that src.ctf.fs maps count in both).
+  babeltrace2's own for reference (file pages that src.ctf.fs maps count in both);
+- the Perfetto timeline (-l FILE.pftrace) against the JSON one (-l FILE.json) on the 1x trace: the
+  size ratio (target <= 0.25), the write-speed ratio (JSON write time / Perfetto write time, a
+  write time being the CPU time of the run with -l less that of the tally alone; target >= 1.5),
+  and the peak RSS of -l FILE.pftrace at 1x and 4x (should stay nearly flat).
 Each timing is the best of three runs (CPU time, user + system, of the child)."""
 import os
 import resource
@@ -49,6 +53,35 @@ def record(record_trace, gen_trace, path, iterations):
                     str(iterations)], check=True, stdout=subprocess.DEVNULL)
 
 
+def perfetto_vs_json(merge, one, four, work, rounds=5):
+    """The Perfetto timeline against the JSON timeline of the same trace (issue 15). A timeline's
+    write time is the CPU time of the run with -l less that of the tally alone: a small difference
+    of large numbers on a busy machine, so the three runs are interleaved, `rounds` times, and
+    the least time of each is kept."""
+    paths = {kind: os.path.join(work, "timeline." + kind) for kind in ("json", "pftrace")}
+    cpu = {"tally": [], "json": [], "pftrace": []}
+    rss, sizes = {}, {}
+    for _ in range(rounds):
+        cpu["tally"].append(measure([merge, one])[0])
+        for kind, path in paths.items():
+            seconds, _, rss[kind] = measure([merge, "-l", path, one])
+            cpu[kind].append(seconds)
+            sizes[kind] = os.path.getsize(path)
+            os.remove(path)
+    tally_cpu = min(cpu["tally"])
+    writes = {kind: max(min(cpu[kind]) - tally_cpu, 1e-3) for kind in paths}
+    _, _, rss_4x = measure([merge, "-l", paths["pftrace"], four])
+    os.remove(paths["pftrace"])
+    print(f"timeline JSON: {sizes['json'] / 1e6:.1f} MB, written in {writes['json']:.2f} s cpu; "
+          f"Perfetto: {sizes['pftrace'] / 1e6:.1f} MB, written in {writes['pftrace']:.2f} s cpu "
+          f"(tally alone {tally_cpu:.2f} s cpu; least of {rounds} interleaved runs)")
+    print(f"size ratio Perfetto / JSON: {sizes['pftrace'] / sizes['json']:.3f} (target <= 0.25)")
+    print(f"write-speed ratio Perfetto vs JSON: {writes['json'] / writes['pftrace']:.2f} "
+          f"(target >= 1.5)")
+    print(f"peak RSS (tally + Perfetto timeline): 1x {rss['pftrace'] / 1024:.1f} MiB, "
+          f"4x {rss_4x / 1024:.1f} MiB, ratio {rss_4x / rss['pftrace']:.2f}")
+
+
 def main():
     merge, gen_trace, record_trace = sys.argv[1:4]
     iterations = int(sys.argv[4]) if len(sys.argv) > 4 else 300000
@@ -84,6 +117,7 @@ def main():
               f"ratio {rss_4x / rss_1x:.2f}")
         print(f"peak RSS (tally + timeline): 1x {rss_tl_1x / 1024:.1f} MiB, "
               f"4x {rss_tl_4x / 1024:.1f} MiB, ratio {rss_tl_4x / rss_tl_1x:.2f}")
+        perfetto_vs_json(merge, one, four, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0

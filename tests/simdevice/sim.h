@@ -8,10 +8,15 @@
  * - Every handle given to the application is registered in the live-handle registry
  *   (sim_handle.c) with its kind; every entry point validates its handles there first, so NULL,
  *   stale or foreign handles get an error code instead of a crash.
- * - One global lock (sim_lock) and one condition variable (sim_cond, on CLOCK_MONOTONIC) guard
- * every piece of state that the workers and the host share: event and fence states, queue progress,
- *   list in-flight counts, the timestamp-query cost counters. Whoever changes such state
- *   broadcasts sim_cond. Work itself (copies, kernels) runs outside the lock.
+ * - One global lock (sim_lock) guards every piece of state that the workers and the host share:
+ *   event, semaphore and fence states, queue progress, list in-flight counts, the timestamp-query
+ *   cost counters. Two condition variables (on CLOCK_MONOTONIC) announce changes: sim_cond for
+ *   event and semaphore states, sim_progress_cond for queue progress (a submission queued or
+ *   finished, its fence, list in-flight counts, a queue closing). Two, so that a kernel signalling
+ *   its event does not wake a host thread waiting for its queue: on a GPU that signal costs the
+ *   device nothing, and with one variable every signal cost the simulated engine a context switch
+ *   (microseconds between commands that a GPU would not show, most of all with a tracer's events).
+ *   Work itself (copies, kernels) runs outside the lock.
  * - No function here is exported: the library is built with hidden visibility and only the table
  *   getters in sim_tables.c are visible. Internal names start with sim_ so that nothing can bind
  *   to the preloaded zeprof shim, whose symbols are named like the API.
@@ -78,7 +83,8 @@ extern struct sim_config sim_config;
 
 /* ---- global state ---- */
 extern pthread_mutex_t sim_lock;
-extern pthread_cond_t sim_cond;
+extern pthread_cond_t sim_cond;          /* event and semaphore states */
+extern pthread_cond_t sim_progress_cond; /* queue progress, fences, list in-flight counts */
 
 struct sim_device {
     uint32_t index;
@@ -307,8 +313,8 @@ void sim_clock_busy_wait_ns(uint64_t ns);
 void sim_clock_sleep_until(uint64_t host_ns);
 /* Absolute CLOCK_MONOTONIC deadline for a Level Zero timeout; UINT64_MAX means none. */
 uint64_t sim_clock_deadline(uint64_t timeout_ns);
-/* Wait on sim_cond (sim_lock held) until deadline; returns false once the deadline passed. */
-bool sim_clock_cond_wait(uint64_t deadline);
+/* Wait on `cond` (sim_lock held) until deadline; returns false once the deadline passed. */
+bool sim_clock_cond_wait(pthread_cond_t *cond, uint64_t deadline);
 
 /* ---- sim_truth.c ---- */
 void sim_truth_open(void);

@@ -87,15 +87,15 @@ uint64_t sim_clock_deadline(uint64_t timeout_ns)
     return UINT64_MAX - now <= timeout_ns ? UINT64_MAX : now + timeout_ns;
 }
 
-bool sim_clock_cond_wait(uint64_t deadline)
+bool sim_clock_cond_wait(pthread_cond_t *cond, uint64_t deadline)
 {
     if (deadline == UINT64_MAX) {
-        pthread_cond_wait(&sim_cond, &sim_lock);
+        pthread_cond_wait(cond, &sim_lock);
         return true;
     }
     if (sim_clock_host_ns() >= deadline)
         return false;
     struct timespec ts = {(time_t)(deadline / 1000000000ull), (long)(deadline % 1000000000ull)};
-    int rc = pthread_cond_timedwait(&sim_cond, &sim_lock, &ts);
+    int rc = pthread_cond_timedwait(cond, &sim_lock, &ts);
     return rc != ETIMEDOUT || sim_clock_host_ns() < deadline;
 }

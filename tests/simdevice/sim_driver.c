@@ -15,6 +15,7 @@
 
 pthread_mutex_t sim_lock = PTHREAD_MUTEX_INITIALIZER;
 pthread_cond_t sim_cond;
+pthread_cond_t sim_progress_cond;
 struct sim_config sim_config;
 struct sim_driver sim_driver;
 
@@ -52,6 +53,7 @@ static void init_driver(void)
     pthread_condattr_init(&attr);
     pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
     pthread_cond_init(&sim_cond, &attr);
+    pthread_cond_init(&sim_progress_cond, &attr);
     pthread_condattr_destroy(&attr);
 
     sim_config.devices = (uint32_t)env_u64("ZESIM_DEVICES", 1, 1, SIM_MAX_DEVICES);

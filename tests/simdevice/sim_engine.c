@@ -294,7 +294,7 @@ void *sim_engine_run(void *arg)
     pthread_mutex_lock(&sim_lock);
     for (;;) {
         while (!queue->head && !queue->shutdown)
-            pthread_cond_wait(&sim_cond, &sim_lock);
+            pthread_cond_wait(&sim_progress_cond, &sim_lock);
         struct sim_submission *submission = queue->head;
         if (!submission)
             break; /* shut down and nothing left */
@@ -311,7 +311,7 @@ void *sim_engine_run(void *arg)
         if (submission->fence)
             submission->fence->signaled = true;
         queue->completed = submission->sequence;
-        pthread_cond_broadcast(&sim_cond);
+        pthread_cond_broadcast(&sim_progress_cond);
         pthread_mutex_unlock(&sim_lock);
         sim_cmd_free(submission->cmd);
         free(submission->lists);

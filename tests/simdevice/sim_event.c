@@ -1,8 +1,8 @@
 /*
  * sim_event.c: event pools, events, fences, and the timestamp-query cost model.
  *
- * Event and fence states live under sim_lock and change with a broadcast of sim_cond, so host
- * waits, device waits (sim_engine.c) and signals meet in one place. Timeouts follow the spec:
+ * Event and fence states live under sim_lock; an event's change is broadcast on sim_cond, a
+ * fence's (set by the engine when its submission ends) on sim_progress_cond (sim.h says why two). Timeouts follow the spec:
  * 0 polls once, UINT64_MAX waits forever, anything else is nanoseconds; a wait that runs out
  * answers ZE_RESULT_NOT_READY. An event keeps the untruncated device ticks of the last command
  * that signalled it; truncation to kernelTimestampValidBits happens when they are read.
@@ -235,7 +235,7 @@ ze_result_t sim_event_host_synchronize(ze_event_handle_t handle, uint64_t timeou
     const struct sim_event *event = (const struct sim_event *)handle;
     uint64_t deadline = sim_clock_deadline(timeout);
     pthread_mutex_lock(&sim_lock);
-    while (!event->signaled && sim_clock_cond_wait(deadline)) {
+    while (!event->signaled && sim_clock_cond_wait(&sim_cond, deadline)) {
     }
     status = event->signaled ? ZE_RESULT_SUCCESS : ZE_RESULT_NOT_READY;
     if (status == ZE_RESULT_SUCCESS)
@@ -321,7 +321,7 @@ ze_result_t sim_fence_host_synchronize(ze_fence_handle_t handle, uint64_t timeou
     const struct sim_fence *fence = (const struct sim_fence *)handle;
     uint64_t deadline = sim_clock_deadline(timeout);
     pthread_mutex_lock(&sim_lock);
-    while (!fence->signaled && sim_clock_cond_wait(deadline)) {
+    while (!fence->signaled && sim_clock_cond_wait(&sim_progress_cond, deadline)) {
     }
     status = fence->signaled ? ZE_RESULT_SUCCESS : ZE_RESULT_NOT_READY;
     if (status == ZE_RESULT_SUCCESS)

@@ -113,7 +113,7 @@ static void drop_commands(struct sim_list *list)
 {
     pthread_mutex_lock(&sim_lock);
     while (list->inflight > 0)
-        pthread_cond_wait(&sim_cond, &sim_lock);
+        pthread_cond_wait(&sim_progress_cond, &sim_lock);
     pthread_mutex_unlock(&sim_lock);
     for (uint32_t i = 0; i < list->cmd_count; i++)
         sim_cmd_free(list->cmds[i]);

@@ -46,7 +46,8 @@ void sim_queue_close(struct sim_queue *queue)
 {
     pthread_mutex_lock(&sim_lock);
     queue->shutdown = true;
-    pthread_cond_broadcast(&sim_cond);
+    pthread_cond_broadcast(&sim_cond); /* its worker may wait on an event or a semaphore */
+    pthread_cond_broadcast(&sim_progress_cond);
     pthread_mutex_unlock(&sim_lock);
     pthread_join(queue->worker, NULL);
     free(queue);
@@ -65,7 +66,7 @@ uint64_t sim_queue_submit(struct sim_queue *queue, struct sim_submission *submis
     else
         queue->head = submission;
     queue->tail = submission;
-    pthread_cond_broadcast(&sim_cond);
+    pthread_cond_broadcast(&sim_progress_cond);
     pthread_mutex_unlock(&sim_lock);
     return sequence;
 }
@@ -73,7 +74,7 @@ uint64_t sim_queue_submit(struct sim_queue *queue, struct sim_submission *submis
 bool sim_queue_wait_locked(struct sim_queue *queue, uint64_t sequence, uint64_t deadline)
 {
     while (queue->completed < sequence) {
-        if (!sim_clock_cond_wait(deadline))
+        if (!sim_clock_cond_wait(&sim_progress_cond, deadline))
             return queue->completed >= sequence;
     }
     return true;

@@ -113,6 +113,16 @@ def check_partials(merge, case, traces, expect_dir, scratch):
             some = {n: OUTPUTS[n] for n in ("tally-e.json", "timeline.json")}
             ways["from one partial"] = ([whole], some)
             ways["with -J 3"] = (["-J", "3"] + traces, some)
+            # the Perfetto timeline too (chosen by the file name)
+            perfetto = []
+            for inputs in (traces, [whole]):
+                target = os.path.join(scratch, "timeline.pftrace")
+                made = subprocess.run([merge, "-l", target] + inputs, capture_output=True,
+                                      timeout=120)
+                with open(target, "rb") as f:
+                    perfetto.append((made.returncode, f.read()))
+            check(perfetto[0] == perfetto[1] and perfetto[0][0] == 0 and perfetto[0][1],
+                  f"{case}: the Perfetto timeline from a partial is the traces' byte for byte")
             # --no-spans: the same tally from a smaller partial, and no timeline of it
             light = os.path.join(scratch, f"{case}-light.partial")
             check(len(reduce(merge, ["--no-spans"] + traces, light)) < len(whole_bytes),
