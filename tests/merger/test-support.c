@@ -130,6 +130,64 @@ static void test_sorter_keeps_insertion_order_for_equal_keys(void)
     zm_sorter_release(&sorter);
 }
 
+static uint32_t tie_next;
+static bool ties_in_order;
+
+static int check_tie_order(void *context, int64_t axis, uint32_t host, const void *payload,
+                           uint32_t length)
+{
+    (void)context, (void)axis, (void)length;
+    uint32_t sequence;
+    memcpy(&sequence, payload, sizeof(sequence));
+    /* The odd records (key 7) first, then the even ones (key 42), each in insertion order. */
+    uint32_t expected = tie_next < 1000 ? 2 * tie_next + 1 : 2 * (tie_next - 1000);
+    tie_next++;
+    ties_in_order = ties_in_order && sequence == expected && host == sequence / 1000;
+    return 0;
+}
+
+/* Equal keys across spilled runs, the segments kept in memory and two hosts: still the order of
+ * insertion, and each record with its own host. */
+static void test_sorter_keeps_insertion_order_across_runs_and_hosts(void)
+{
+    struct zm_sorter sorter;
+    CHECK_EQ(zm_sorter_init(&sorter, 4096), 0);
+    for (uint32_t sequence = 0; sequence < 2000; sequence++)
+        CHECK_EQ(zm_sorter_add(&sorter, sequence % 2 ? 7 : 42, sequence / 1000, &sequence,
+                               sizeof(sequence)),
+                 0); /* no flush between the hosts: the change of host ends the segment */
+    CHECK(sorter.run_count > 10);
+    tie_next = 0;
+    ties_in_order = true;
+    CHECK_EQ(zm_sorter_merge(&sorter, identity, check_tie_order, NULL), 0);
+    CHECK_EQ(tie_next, 2000);
+    CHECK(ties_in_order);
+    zm_sorter_release(&sorter);
+}
+
+/* Records that fit the budget are never written to a file, and still come out merged. */
+static void test_sorter_does_not_spill_what_fits(void)
+{
+    struct zm_sorter sorter;
+    CHECK_EQ(zm_sorter_init(&sorter, 1 << 20), 0);
+    uint64_t state = 7;
+    uint32_t sequence = 0;
+    for (uint32_t host = 0; host < 2; host++) {
+        for (int i = 0; i < 3000; i++, sequence++) {
+            state = state * 6364136223846793005ull + 1442695040888963407ull;
+            int64_t key = (int64_t)((state >> 33) % 100000) - 50000; /* negative keys too */
+            CHECK_EQ(zm_sorter_add(&sorter, key, host, &sequence, sizeof(sequence)), 0);
+        }
+        CHECK_EQ(zm_sorter_flush(&sorter), 0);
+    }
+    CHECK_EQ(sorter.run_count, 0);
+    struct collected c = {.last_axis = INT64_MIN, .ordered = true};
+    CHECK_EQ(zm_sorter_merge(&sorter, offset_by_host, collect, &c), 0);
+    CHECK_EQ(c.records, 6000);
+    CHECK(c.ordered);
+    zm_sorter_release(&sorter);
+}
+
 static void test_utf8_replaces_invalid_sequences(void)
 {
     CHECK_EQ(zm_utf8_sequence((const unsigned char *)"a"), 1);
@@ -142,7 +200,8 @@ static void test_utf8_replaces_invalid_sequences(void)
     CHECK_EQ(zm_utf8_sequence((const unsigned char *)"\xc3"), 0);         /* cut short */
     json_t *string = zm_utf8_json_string("kernel\xff\xc3\xa9"
                                          "b");
-    CHECK(string && strcmp(json_string_value(string), "kernel\xef\xbf\xbd\xc3\xa9" "b") == 0);
+    CHECK(string && strcmp(json_string_value(string), "kernel\xef\xbf\xbd\xc3\xa9"
+                                                      "b") == 0);
     json_decref(string);
     string = zm_utf8_json_string("plain");
     CHECK(string && strcmp(json_string_value(string), "plain") == 0);
@@ -157,7 +216,8 @@ static void test_utf8_replaces_invalid_sequences(void)
                             "b\"\n\xe2\x82\xac");
     CHECK_EQ(zm_jsonout_flush(&out), 0);
     fclose(memory);
-    CHECK(text && strcmp(text, "\"a\xef\xbf\xbd" "b\\\"\\u000a\xe2\x82\xac\"") == 0);
+    CHECK(text && strcmp(text, "\"a\xef\xbf\xbd"
+                               "b\\\"\\u000a\xe2\x82\xac\"") == 0);
     zm_jsonout_release(&out);
     free(text);
 }
@@ -261,6 +321,8 @@ int main(void)
     RUN(test_escape_line_keeps_one_line);
     RUN(test_sorter_spills_and_merges_in_axis_order);
     RUN(test_sorter_keeps_insertion_order_for_equal_keys);
+    RUN(test_sorter_keeps_insertion_order_across_runs_and_hosts);
+    RUN(test_sorter_does_not_spill_what_fits);
     RUN(test_partial_encoding_round_trips_and_stays_in_bounds);
     return check_status();
 }
