@@ -82,8 +82,10 @@ struct class_info {
     enum zm_event_kind kind;
     const char *function; /* Weak: interned in the model */
     int member[M_COUNT];  /* payload member index, or -1 */
-    bool member_signed[M_COUNT];
+    /* The member's type, known once for the class so that no event asks again. */
+    bool member_signed[M_COUNT], member_unsigned[M_COUNT];
     int vpid, vtid; /* common context member index, or -1 */
+    bool vpid_signed, vtid_signed;
     const char *invalid; /* why events of this class cannot be read, or NULL (static text) */
     enum zm_remote_mark frame_mark; /* ZM_EVENT_FRAME: which of the four marks */
     bool process_name; /* zeprof_device:process: the process name, shown by -t only */
@@ -97,6 +99,8 @@ struct reader {
     uint32_t host;              /* the model's number of this host, once started */
     const char *hostname;       /* Weak: the trace's environment */
     struct zm_map class_index;  /* event class pointer -> index into classes */
+    const bt_event_class *last_class; /* the class of the last event, usually the next one's */
+    size_t last_index;                /* its index into classes */
     struct class_info *classes; /* Owned by this */
     size_t class_count, class_capacity;
     bool failed; /* the model failed (out of memory, I/O), or `why` says what was wrong */
@@ -131,11 +135,6 @@ static int find_member_typed(const bt_field_class *structure, const char *name, 
         }
     }
     return -1;
-}
-
-static int find_member(const bt_field_class *structure, const char *name, bool *is_signed)
-{
-    return find_member_typed(structure, name, is_signed, NULL);
 }
 
 static bool has_suffix(const char *text, size_t length, const char *suffix, size_t *stem)
@@ -227,9 +226,14 @@ static enum zm_remote_mark frame_mark_of(const char *full)
 static const struct class_info *class_info_for(struct reader *reader, const bt_event *event)
 {
     const bt_event_class *event_class = bt_event_borrow_class_const(event);
+    if (event_class == reader->last_class)
+        return &reader->classes[reader->last_index];
     uint64_t *found = zm_map_find(&reader->class_index, (uint64_t)(uintptr_t)event_class, 0);
-    if (found)
+    if (found) {
+        reader->last_class = event_class;
+        reader->last_index = *found;
         return &reader->classes[*found];
+    }
     if (ZM_GROW(reader->classes, reader->class_capacity, reader->class_count + 1, 16) != 0)
         return NULL;
     struct class_info *info = &reader->classes[reader->class_count];
@@ -240,14 +244,18 @@ static const struct class_info *class_info_for(struct reader *reader, const bt_e
     if (info->kind == ZM_EVENT_FRAME)
         info->frame_mark = frame_mark_of(name);
     const bt_field_class *payload = bt_event_class_borrow_payload_field_class_const(event_class);
-    for (int i = 0; i < M_COUNT; i++)
-        info->member[i] = find_member(payload, member_names[i], &info->member_signed[i]);
+    for (int i = 0; i < M_COUNT; i++) {
+        bool integer = false;
+        info->member[i] =
+            find_member_typed(payload, member_names[i], &info->member_signed[i], &integer);
+        info->member_unsigned[i] = integer && !info->member_signed[i];
+    }
     const bt_stream_class *stream_class = bt_event_class_borrow_stream_class_const(event_class);
     const bt_field_class *context =
         bt_stream_class_borrow_event_common_context_field_class_const(stream_class);
-    bool unused, vpid_integer = true, vtid_integer = true;
-    info->vpid = find_member_typed(context, "vpid", &unused, &vpid_integer);
-    info->vtid = find_member_typed(context, "vtid", &unused, &vtid_integer);
+    bool vpid_integer = true, vtid_integer = true;
+    info->vpid = find_member_typed(context, "vpid", &info->vpid_signed, &vpid_integer);
+    info->vtid = find_member_typed(context, "vtid", &info->vtid_signed, &vtid_integer);
     if (!bt_stream_class_borrow_default_clock_class_const(stream_class))
         info->invalid = "events without a timestamp (the stream class has no clock)";
     else if (!vpid_integer || !vtid_integer)
@@ -255,7 +263,8 @@ static const struct class_info *class_info_for(struct reader *reader, const bt_e
     if (zm_map_put(&reader->class_index, (uint64_t)(uintptr_t)event_class, 0,
                    reader->class_count) != 0)
         return NULL;
-    reader->class_count++;
+    reader->last_class = event_class;
+    reader->last_index = reader->class_count++;
     return info;
 }
 
@@ -268,8 +277,7 @@ static uint64_t integer_member(const bt_field *payload, const struct class_info 
         payload, (uint64_t)info->member[member]);
     if (info->member_signed[member])
         return (uint64_t)bt_field_integer_signed_get_value(field);
-    if (!bt_field_class_type_is(bt_field_get_class_type(field),
-                                BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
+    if (!info->member_unsigned[member])
         return 0;
     return bt_field_integer_unsigned_get_value(field);
 }
@@ -301,13 +309,14 @@ static const char *string_member(const bt_field *payload, const struct class_inf
     return bt_field_string_get_value(field);
 }
 
-static int64_t context_member(const bt_field *context, int index)
+/* Member `index` of the common context, an integer (class_info_for checked), signed or not. */
+static int64_t context_member(const bt_field *context, int index, bool is_signed)
 {
     if (!context || index < 0)
         return 0;
     const bt_field *field =
         bt_field_structure_borrow_member_field_by_index_const(context, (uint64_t)index);
-    if (bt_field_class_type_is(bt_field_get_class_type(field), BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
+    if (is_signed)
         return bt_field_integer_signed_get_value(field);
     return (int64_t)bt_field_integer_unsigned_get_value(field);
 }
@@ -378,8 +387,8 @@ static int handle_event(struct reader *reader, const bt_message *message)
     if (info->kind == ZM_EVENT_UNKNOWN)
         return zm_model_event(reader->model, &decoded);
     const bt_field *context = bt_event_borrow_common_context_field_const(event);
-    decoded.pid = context_member(context, info->vpid);
-    decoded.tid = context_member(context, info->vtid);
+    decoded.pid = context_member(context, info->vpid, info->vpid_signed);
+    decoded.tid = context_member(context, info->vtid, info->vtid_signed);
     if (info->kind == ZM_EVENT_API_ENTRY) {
         const bt_field *payload = bt_event_borrow_payload_field_const(event);
         /* The list a zeCommandListDestroy/Reset is about: its appends can be forgotten. */
