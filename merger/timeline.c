@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define SORTER_BUDGET (32u << 20) /* bytes of records kept in memory before a run is spilled */
+#define SORTER_BUDGET (32u << 20) /* bytes of records and index kept in memory before spilling */
 
 enum record_type { RECORD_API = 1, RECORD_DEVICE, RECORD_FLOW_START, RECORD_COUNTER };
 
