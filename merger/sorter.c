@@ -79,7 +79,7 @@ static void radix_sort(struct zm_sorter *sorter, size_t begin, size_t end)
         if ((varying >> (8 * digit)) & 0xff)
             digits[digit_count++] = digit;
     }
-    static size_t counts[8][256];
+    size_t counts[8][256]; /* 16 KiB: one table per digit */
     memset(counts, 0, sizeof(counts));
     for (size_t i = 0; i < n; i++) {
         uint64_t key = from[i].key;
