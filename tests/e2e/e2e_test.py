@@ -32,6 +32,11 @@ APP = os.environ.get('E2E_APP', '')
 DLOPEN = os.environ.get('E2E_DLOPEN', '')
 SHIM = os.environ.get('E2E_SHIM', '')
 API_PROVIDERS = {'zeprof_ze', 'zeprof_zet', 'zeprof_zes', 'zeprof_zel'}
+
+
+def is_api_provider(provider):
+    """API_PROVIDERS, and the lazily loaded groups of the ze family (zeprof_ze_<group>)."""
+    return provider in API_PROVIDERS or provider.startswith('zeprof_ze_')
 ZE_RESULT_ERROR_UNINITIALIZED = 0x78000001
 RUN_TIMEOUT_S = 120
 
@@ -135,7 +140,7 @@ def api_calls_by_thread(events, vpid, with_events=False):
     job's node trace holds every rank); e2e_isolation checks that a run's holds only its own."""
     threads = {}
     for event in events:
-        if (event.provider in API_PROVIDERS and event.vpid == vpid
+        if (is_api_provider(event.provider) and event.vpid == vpid
                 and event.name.endswith(('_entry', '_exit', '_call'))):
             item = (event.name, event.result) + ((event,) if with_events else ())
             threads.setdefault(event.vtid, []).append(item)
@@ -802,7 +807,7 @@ def case_killed_run(work):
 def trace_pids(trace_dir):
     """The vpids of the processes that have API calls in the trace."""
     events, _ = read_trace(trace_dir)
-    return {event.vpid for event in events if event.provider in API_PROVIDERS}
+    return {event.vpid for event in events if is_api_provider(event.provider)}
 
 
 def check_only_own_calls(work, name, log_path, what):
