@@ -45,7 +45,7 @@
 #define ZEPROF_PROVIDERS_FILE "libzeprof_providers.so"
 
 /* The providers loaded at a family's first call (shim.h), in enum zeprof_family's order. */
-static const char *const zeprof_family_files[] = {
+static const char *const zeprof_family_files[ZEPROF_FAMILY_COUNT] = {
     "libzeprof_providers_ze_append.so",
     "libzeprof_providers_ze_device.so",
     "libzeprof_providers_ze_event.so",
@@ -58,8 +58,6 @@ static const char *const zeprof_family_files[] = {
     "libzeprof_providers_zel.so",
     "libzeprof_providers_sample.so",
 };
-_Static_assert(sizeof(zeprof_family_files) / sizeof(zeprof_family_files[0]) == ZEPROF_FAMILY_COUNT,
-               "one provider file per enum zeprof_family entry");
 
 /*
  * AddressSanitizer's dlopen interceptor aborts on RTLD_DEEPBIND (google/sanitizers issue 611), and

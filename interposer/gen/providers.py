@@ -3,8 +3,8 @@
 Every event a program's providers define costs it a round trip to the session daemon when the
 provider registers, so the `ze` family is split: `zeprof_ze` (loaded when the shim initializes)
 holds the calls every program makes first (init, drivers, contexts, command queues and lists,
-START_FUNCTIONS) and the most frequent calls of the other groups (FIRST_EVENTS: they keep the
-compact event header); each other group has its own provider, loaded at the first call of one of its functions
+START_FUNCTIONS) and the most frequent calls of the other groups (FIRST_EVENTS: they keep the compact event header);
+each other group has its own provider, loaded at the first call of one of its functions
 (interposer/shim_init.c), so a program registers only the groups it uses. zet, zes and zel have
 one provider each, loaded lazily too. tracepoints/meson.build and interposer/meson.build list the
 same providers (PROVIDERS); the shim's enum zeprof_family (shim.h) names the lazy ones.

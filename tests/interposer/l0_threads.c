@@ -30,9 +30,7 @@ static void *work(void *argument)
     pthread_barrier_wait(&start_line);
     for (int i = 0; i < w->calls; i++) {
         uint32_t count = 1;
-        ze_device_compute_properties_t compute = {
-            .stype = ZE_STRUCTURE_TYPE_DEVICE_COMPUTE_PROPERTIES
-        };
+        ze_device_compute_properties_t compute = { .stype = ZE_STRUCTURE_TYPE_DEVICE_COMPUTE_PROPERTIES };
 
         if (zeInit(0) != ZE_RESULT_SUCCESS || zeDriverGet(&count, &w->driver) != ZE_RESULT_SUCCESS ||
             zeDeviceGet(w->driver, &count, &w->device) != ZE_RESULT_SUCCESS ||
