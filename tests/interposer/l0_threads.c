@@ -1,7 +1,6 @@
 /*
  * l0_threads: many threads make their first Level Zero calls at the same moment, so that they race
- * the shim's lazy initialization and the lazy loading of a provider group (zeprof_ze_device, by
- * zeDeviceGetComputeProperties), then keep calling. Every call must succeed and every thread must
+ * the shim's lazy initialization, then keep calling. Every call must succeed and every thread must
  * see the same driver and device.
  *
  * Usage: l0_threads [THREADS] [CALLS]   (defaults 8 and 200)
@@ -30,11 +29,9 @@ static void *work(void *argument)
     pthread_barrier_wait(&start_line);
     for (int i = 0; i < w->calls; i++) {
         uint32_t count = 1;
-        ze_device_compute_properties_t compute = { .stype = ZE_STRUCTURE_TYPE_DEVICE_COMPUTE_PROPERTIES };
 
         if (zeInit(0) != ZE_RESULT_SUCCESS || zeDriverGet(&count, &w->driver) != ZE_RESULT_SUCCESS ||
-            zeDeviceGet(w->driver, &count, &w->device) != ZE_RESULT_SUCCESS ||
-            zeDeviceGetComputeProperties(w->device, &compute) != ZE_RESULT_SUCCESS)
+            zeDeviceGet(w->driver, &count, &w->device) != ZE_RESULT_SUCCESS)
             w->failures++;
     }
     return NULL;
