@@ -47,19 +47,11 @@ static inline bool zeprof_ready(void)
 }
 
 /*
- * The tracepoint providers loaded at the first call of one of their functions (each enabled event
- * a program registers costs it a round trip to the session daemon at start-up): the groups of the
- * ze family (zeprof_ze_<group>, interposer/gen/providers.py: its LAZY_PROVIDERS, in this order),
- * and zet, zes, zel; zeprof_ze, zeprof_device and zeprof_frame are loaded at initialization.
+ * The API families whose tracepoint provider is loaded at their first call (their events are
+ * rare, and each enabled event a program registers costs it a round trip to the session daemon
+ * at start-up); zeprof_ze, zeprof_device and zeprof_frame are loaded at initialization.
  */
 enum zeprof_family {
-    ZEPROF_FAMILY_ZE_APPEND,
-    ZEPROF_FAMILY_ZE_DEVICE,
-    ZEPROF_FAMILY_ZE_EVENT,
-    ZEPROF_FAMILY_ZE_IMAGE,
-    ZEPROF_FAMILY_ZE_MEM,
-    ZEPROF_FAMILY_ZE_MODULE,
-    ZEPROF_FAMILY_ZE_TABLES,
     ZEPROF_FAMILY_ZET,
     ZEPROF_FAMILY_ZES,
     ZEPROF_FAMILY_ZEL,
@@ -70,8 +62,7 @@ enum zeprof_family {
 /* Nonzero (acquire) once the family's provider was loaded, or could not be: never retried. */
 extern int zeprof_family_loaded[ZEPROF_FAMILY_COUNT];
 
-/* Loads the family's provider once, under a lock that fork() waits for (a child never inherits a
- * load half done); its events are enabled when it returns. */
+/* Loads the family's provider once (pthread_once); its events are enabled when it returns. */
 void zeprof_load_family_slow(enum zeprof_family family);
 
 static inline void zeprof_load_family(enum zeprof_family family)

@@ -12,10 +12,9 @@
  * - then the tracepoint providers (libzeprof_providers.so, next to the shim) are loaded; if that
  *   fails (LTTng-UST missing), one line on stderr and the application runs untraced; else the
  *   process name is recorded once (zeprof_device:process), and again in a forked child. The
- *   other API providers (the groups of the ze family, zet, zes, zel: interposer/gen/providers.py)
- *   are loaded at the first call of one of their functions instead (zeprof_load_family, shim.h),
- *   so a program never registers the events of groups it does not call; a fork waits for a load
- *   in progress. Owns their handles too (never closed).
+ *   providers of the zet, zes and zel families are loaded at their family's first call instead
+ *   (zeprof_load_family, shim.h), so a program that never calls them never registers their
+ *   events. Owns their handles too (never closed).
  * Never exits, never aborts. Owns: the real loader's handle (never closed: drivers and other
  * threads may still run its code at exit), the providers' handle (never closed either: LTTng-UST
  * does not reference-count probe libraries).
@@ -46,13 +45,6 @@
 
 /* The providers loaded at a family's first call (shim.h), in enum zeprof_family's order. */
 static const char *const zeprof_family_files[ZEPROF_FAMILY_COUNT] = {
-    "libzeprof_providers_ze_append.so",
-    "libzeprof_providers_ze_device.so",
-    "libzeprof_providers_ze_event.so",
-    "libzeprof_providers_ze_image.so",
-    "libzeprof_providers_ze_mem.so",
-    "libzeprof_providers_ze_module.so",
-    "libzeprof_providers_ze_tables.so",
     "libzeprof_providers_zet.so",
     "libzeprof_providers_zes.so",
     "libzeprof_providers_zel.so",
@@ -85,9 +77,9 @@ static bool zeprof_verbose;
 static char zeprof_providers_dir[PATH_MAX];
 
 int zeprof_family_loaded[ZEPROF_FAMILY_COUNT];
-/* Held while a family's provider loads, and across fork() (prepare to after-fork): a child never
- * inherits a load half done (a once-control left "in progress" would hang its first call). */
-static pthread_mutex_t zeprof_family_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t zeprof_family_control[ZEPROF_FAMILY_COUNT] = {
+    PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT,
+};
 
 /* LTTng-UST's fork helpers, from the providers' liblttng-ust; NULL when not loaded. */
 static void (*zeprof_ust_before_fork)(sigset_t *);
@@ -174,24 +166,19 @@ static void zeprof_record_process(void)
 }
 
 /* The fork helpers keep LTTng-UST usable in a child that does not exec (see lttng-ust(3)). */
-/* The family lock first: a load in progress holds it and then takes LTTng's lock (its probes
- * register), so fork takes them in the same order. */
 static void zeprof_prepare_fork(void)
 {
-    pthread_mutex_lock(&zeprof_family_lock);
     zeprof_ust_before_fork(&zeprof_fork_sigset);
 }
 
 static void zeprof_parent_after_fork(void)
 {
     zeprof_ust_after_fork_parent(&zeprof_fork_sigset);
-    pthread_mutex_unlock(&zeprof_family_lock);
 }
 
 static void zeprof_child_after_fork(void)
 {
     zeprof_ust_after_fork_child(&zeprof_fork_sigset);
-    pthread_mutex_unlock(&zeprof_family_lock);
     zeprof_record_process();
 }
 
@@ -257,7 +244,7 @@ static void zeprof_load_providers(void)
     }
 }
 
-/* Loads the family's provider; called with zeprof_family_lock held, at most once per family. */
+/* The pthread_once routines of the families (pthread_once passes no argument). */
 static void zeprof_load_family_now(enum zeprof_family family)
 {
     char path[PATH_MAX + 64];
@@ -281,8 +268,31 @@ static void zeprof_load_family_now(enum zeprof_family family)
     __atomic_store_n(&zeprof_family_loaded[family], 1, __ATOMIC_RELEASE);
 }
 
+static void zeprof_load_zet(void)
+{
+    zeprof_load_family_now(ZEPROF_FAMILY_ZET);
+}
+
+static void zeprof_load_zes(void)
+{
+    zeprof_load_family_now(ZEPROF_FAMILY_ZES);
+}
+
+static void zeprof_load_zel(void)
+{
+    zeprof_load_family_now(ZEPROF_FAMILY_ZEL);
+}
+
+static void zeprof_load_sample(void)
+{
+    zeprof_load_family_now(ZEPROF_FAMILY_SAMPLE);
+}
+
 void zeprof_load_family_slow(enum zeprof_family family)
 {
+    static void (*const loaders[ZEPROF_FAMILY_COUNT])(void) = {
+        zeprof_load_zet, zeprof_load_zes, zeprof_load_zel, zeprof_load_sample,
+    };
     int saved_errno = errno;
 
     /* A family's first call can come before any other (the initialization opens the real
@@ -291,11 +301,7 @@ void zeprof_load_family_slow(enum zeprof_family family)
     if (!zeprof_ready())
         return;
     zeprof_guard_enter();
-    pthread_mutex_lock(&zeprof_family_lock);
-    /* Another thread may have loaded it while this one waited. */
-    if (!__atomic_load_n(&zeprof_family_loaded[family], __ATOMIC_ACQUIRE))
-        zeprof_load_family_now(family);
-    pthread_mutex_unlock(&zeprof_family_lock);
+    pthread_once(&zeprof_family_control[family], loaders[family]);
     zeprof_guard_leave();
     errno = saved_errno;
 }

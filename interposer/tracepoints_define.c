@@ -11,13 +11,6 @@
 #define LTTNG_UST_TRACEPOINT_PROBE_DYNAMIC_LINKAGE
 
 #include "zeprof_ze.h"
-#include "zeprof_ze_append.h"
-#include "zeprof_ze_device.h"
-#include "zeprof_ze_event.h"
-#include "zeprof_ze_image.h"
-#include "zeprof_ze_mem.h"
-#include "zeprof_ze_module.h"
-#include "zeprof_ze_tables.h"
 #include "zeprof_zet.h"
 #include "zeprof_zes.h"
 #include "zeprof_zel.h"

@@ -157,9 +157,6 @@ static enum zm_event_kind classify(struct reader *reader, const char *full, cons
     size_t length = strlen(event), stem;
     if (provider == 9 && strncmp(full, "zeprof_ze", 9) == 0)
         goto api;
-    /* The lazily loaded groups of the ze family: zeprof_ze_<group> (docs/tracepoints.md). */
-    if (provider > 10 && strncmp(full, "zeprof_ze_", 10) == 0)
-        goto api;
     if (provider == 10 &&
         (strncmp(full, "zeprof_zet", 10) == 0 || strncmp(full, "zeprof_zes", 10) == 0 ||
          strncmp(full, "zeprof_zel", 10) == 0))

@@ -1,5 +1,4 @@
-"""Emit the LTTng-UST providers of the API: zeprof_ze, zeprof_ze_<group>, zeprof_zet, zeprof_zes
-and zeprof_zel (which function goes where: providers.py).
+"""Emit the LTTng-UST providers zeprof_ze, zeprof_zet, zeprof_zes and zeprof_zel.
 
 For every function F of a family, by its shape (shapes.py): `F_entry(args)` and
 `F_exit(args, result)` for a call that can block, `F_call(result, start)` and
@@ -11,7 +10,6 @@ The probe source of each provider is a two-line .c that instantiates the header.
 """
 
 import fields
-import providers
 import shapes
 from emit_api import HEADER_BANNER
 
@@ -21,6 +19,25 @@ def _event(provider, name, args, flds):
     return (f'LTTNG_UST_TRACEPOINT_EVENT({provider}, {name},\n'
             f'    LTTNG_UST_TP_ARGS({args}),\n'
             f'    LTTNG_UST_TP_FIELDS(\n{body}\n    )\n)\n')
+
+
+# Events defined first, in this order. LTTng numbers a channel's event classes in registration
+# order and gives the first 31 a 4-byte compact header instead of a 16-byte one. zeprof_ze's
+# probes register first (meson links the generated sources before the hand-written ones), so its
+# first events get those ids: the one-event calls a chatty program makes most, and the entry and
+# exit of the frequent blocking ones. Names absent from the headers are skipped.
+FIRST_EVENTS = [
+    'zeKernelSetArgumentValue_call', 'zeCommandListAppendLaunchKernel_call',
+    'zeCommandListAppendMemoryCopy_call', 'zeCommandListAppendBarrier_call',
+    'zeCommandListAppendSignalEvent_call', 'zeCommandListAppendWaitOnEvents_call',
+    'zeCommandListAppendEventReset_call', 'zeCommandListAppendMemoryFill_call',
+    'zeEventQueryStatus_call', 'zeEventHostReset_call', 'zeEventHostSignal_call',
+    'zeKernelSetGroupSize_call', 'zeKernelSuggestGroupSize_call', 'zeFenceQueryStatus_call',
+    'zeCommandListClose_call', 'zeMemGetAllocProperties_call',
+    'zeEventHostSynchronize_entry', 'zeEventHostSynchronize_exit',
+    'zeCommandQueueExecuteCommandLists_entry', 'zeCommandQueueExecuteCommandLists_exit',
+    'zeCommandListReset_entry', 'zeCommandListReset_exit',
+]
 
 
 def _function_events(model, fn, provider):
@@ -53,9 +70,9 @@ def _function_events(model, fn, provider):
     return events
 
 
-def emit_provider_header(model, suffix):
-    provider = f'zeprof_{suffix}'
-    guard = f'ZEPROF_{suffix.upper()}_PROVIDER_H'
+def emit_provider_header(model, fam):
+    provider = f'zeprof_{fam}'
+    guard = f'ZEPROF_{fam.upper()}_PROVIDER_H'
     out = [HEADER_BANNER,
            f'/* LTTng-UST provider {provider}: call, entry, exit and descriptor events (docs/tracepoints.md). */',
            '#undef LTTNG_UST_TRACEPOINT_PROVIDER',
@@ -67,9 +84,9 @@ def emit_provider_header(model, suffix):
            '#include <stdint.h>', '#include <lttng/tracepoint.h>', '#include "zeprof_api.h"', '']
     events = {}
     for fn in model.functions:
-        if providers.provider(fn.name) == suffix:
+        if fields.family(fn.name) == fam:
             events.update(_function_events(model, fn, provider))
-    first = [name for name in providers.FIRST_EVENTS if name in events]
+    first = [name for name in FIRST_EVENTS if name in events]
     out += [events[name] for name in first]
     out += [text for name, text in events.items() if name not in first]
     out.append(f'#endif /* {guard} */')
@@ -78,8 +95,8 @@ def emit_provider_header(model, suffix):
     return '\n'.join(out) + '\n'
 
 
-def emit_probe_c(suffix):
+def emit_probe_c(fam):
     return (HEADER_BANNER +
-            f'/* Instantiates the probes of provider zeprof_{suffix} (loaded by the shim at run time). */\n'
+            f'/* Instantiates the probes of provider zeprof_{fam} (loaded by the shim at run time). */\n'
             '#define LTTNG_UST_TRACEPOINT_CREATE_PROBES\n'
-            f'#include "zeprof_{suffix}.h"\n')
+            f'#include "zeprof_{fam}.h"\n')

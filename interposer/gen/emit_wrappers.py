@@ -15,7 +15,6 @@ Each function F gets:
 import emit_extensions
 import fields
 import l0_headers as hdr
-import providers
 import shapes
 from emit_api import HEADER_BANNER, params_decl
 
@@ -60,18 +59,24 @@ def _table_param(model, fn, tables):
     return None, None
 
 
+# Families whose provider the shim loads at their first call rather than at its initialization
+# (shim_init.c): rare calls, and every event a program registers costs it a round trip to the
+# session daemon at start-up.
+LAZY_FAMILIES = ('zet', 'zes', 'zel')
+
+
 def _emit_call(model, fn, hooks, tables):
-    name, suffix = fn.name, providers.provider(fn.name)
-    provider = f'zeprof_{suffix}'
+    name, fam = fn.name, fields.family(fn.name)
+    provider = f'zeprof_{fam}'
     when = hooks.get(name, '')
     is_result = fields.returns_result(fn)
     lines = [f'static {fn.ret} zeprof_call_{name}(__typeof__(zeprof_real.{name}) zp_real'
              + ''.join(f', {p.ctype} {p.name}' for p in fn.params) + ')', '{']
     lines.append('    if (zeprof_unlikely(zeprof_guard_raised()))')
     lines.append(f'        return zp_real({_args(fn)});')
-    if suffix in providers.LAZY_PROVIDERS:
-        # Its provider registers at the group's first call (shim_init.c), before any event.
-        lines.append(f'    zeprof_load_family(ZEPROF_FAMILY_{suffix.upper()});')
+    if fam in LAZY_FAMILIES:
+        # Its provider registers at the family's first call (shim_init.c), before any event.
+        lines.append(f'    zeprof_load_family(ZEPROF_FAMILY_{fam.upper()});')
     init = ', '.join(f'.{p.name} = {p.name}' for p in fn.params) or '0'
     lines.append(f'    struct zeprof_args_{name} a = {{ {init} }};')
     if when:
@@ -185,10 +190,7 @@ def emit_wrappers_c(model, fam, hooks):
            '#include <string.h>', '',
            '#include "zeprof_api.h"', '#include "guard.h"', '#include "shim.h"',
            '#include "compat/api_ready.h"', '#include "trace_clock.h"',
-           '#include "zeprof_tables.h"']
-    out += [f'#include "zeprof_{suffix}.h"' for suffix in providers.PROVIDERS
-            if suffix.split('_')[0] == fam]
-    out.append('')
+           '#include "zeprof_tables.h"', f'#include "zeprof_{fam}.h"', '']
     for fn in model.functions:
         if fields.family(fn.name) != fam:
             continue

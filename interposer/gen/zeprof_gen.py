@@ -4,8 +4,8 @@
 Usage: zeprof_gen.py --include-dir DIR --compat FILE [--hooks FILE] --outdir DIR
 
 Writes, in --outdir: zeprof_api.h, zeprof_real.c, zeprof_tables.h, tables.c,
-wrappers_{ze,zet,zes,zel}.c, zeprof_<provider>.h and probes_<provider>.c for every
-LTTng-UST provider of providers.PROVIDERS, zeprof_shim.map (the version script) and, with --hooks,
+wrappers_{ze,zet,zes,zel}.c, zeprof_{ze,zet,zes,zel}.h (LTTng-UST providers),
+probes_{ze,zet,zes,zel}.c, zeprof_shim.map (the version script) and, with --hooks,
 timing_derived.c (the profiling hooks of appends found in the headers: classify.py).
 """
 
@@ -20,7 +20,6 @@ import emit_api  # noqa: E402
 import emit_providers  # noqa: E402
 import emit_wrappers  # noqa: E402
 import l0_headers  # noqa: E402
-import providers  # noqa: E402
 
 # The headers whose prototypes the shim wraps, relative to the Level Zero include directory.
 # The *_ddi.h headers declare the ze*Get*ProcAddrTable getters the loader exports.
@@ -83,10 +82,9 @@ def main():
     for fam in FAMILIES:
         write_file(os.path.join(out, f'wrappers_{fam}.c'),
                          emit_wrappers.emit_wrappers_c(model, fam, hooks))
-    for suffix in providers.PROVIDERS:
-        write_file(os.path.join(out, f'zeprof_{suffix}.h'),
-                   emit_providers.emit_provider_header(model, suffix))
-        write_file(os.path.join(out, f'probes_{suffix}.c'), emit_providers.emit_probe_c(suffix))
+        write_file(os.path.join(out, f'zeprof_{fam}.h'),
+                         emit_providers.emit_provider_header(model, fam))
+        write_file(os.path.join(out, f'probes_{fam}.c'), emit_providers.emit_probe_c(fam))
     if opts.hooks:
         write_file(os.path.join(out, 'timing_derived.c'), classify.emit_derived_hooks(derived))
     return 0
