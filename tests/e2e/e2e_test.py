@@ -35,8 +35,8 @@ API_PROVIDERS = {'zeprof_ze', 'zeprof_zet', 'zeprof_zes', 'zeprof_zel'}
 
 
 def is_api_provider(provider):
-    """API_PROVIDERS, and the lazily loaded groups of the ze family (zeprof_ze_<group>)."""
-    return provider in API_PROVIDERS or provider.startswith('zeprof_ze_')
+    """Whether events of `provider` are API calls."""
+    return provider in API_PROVIDERS
 ZE_RESULT_ERROR_UNINITIALIZED = 0x78000001
 RUN_TIMEOUT_S = 120
 
