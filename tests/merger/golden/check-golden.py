@@ -68,10 +68,12 @@ def reduce(merge, inputs, partial):
         return f.read()
 
 
-def compare(case, name, actual, expect_path, how):
+def compare(case, name, actual, expect_path, how=None):
+    """Checks actual against the expected file; prints the start of the diff when they differ."""
     with open(expect_path, "rb") as f:
         expected = f.read()
-    if check(actual == expected, f"{case}/{name} {how}: the output is {expect_path}"):
+    label = f"{case}/{name} {how}" if how else f"{case}/{name}"
+    if check(actual == expected, f"{label}: the output is {expect_path}"):
         return
     diff = difflib.unified_diff(
         expected.decode(errors="replace").splitlines(),
@@ -228,16 +230,7 @@ def main():
                         f.write(actual)
                     print(f"updated {case}/{name}")
                     continue
-                with open(expect_path, "rb") as f:
-                    expected = f.read()
-                if check(actual == expected, f"{case}/{name}: the output is {expect_path}"):
-                    continue
-                diff = difflib.unified_diff(
-                    expected.decode(errors="replace").splitlines(),
-                    actual.decode(errors="replace").splitlines(),
-                    "expected", "actual", lineterm="", n=1)
-                for line in list(diff)[:40]:
-                    print("    " + line)
+                compare(case, name, actual, expect_path)
         if not update:
             check_jobs(merge, golden, cases, scratch)
             if partial:
