@@ -14,43 +14,11 @@ a little over 2 million events) and the same 4x longer, then prints, measured in
   and the peak RSS of -l FILE.pftrace at 1x and 4x (should stay nearly flat).
 Each timing is the best of three runs (CPU time, user + system, of the child)."""
 import os
-import resource
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 
-
-def measure(command, stdout=subprocess.DEVNULL):
-    """Runs command; returns (cpu seconds, wall seconds, peak RSS in KiB)."""
-    start = time.monotonic()
-    process = subprocess.Popen(command, stdout=stdout, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(process.pid, 0)
-    wall = time.monotonic() - start
-    stderr = process.stderr.read().decode(errors="replace")
-    process.stderr.close()
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise RuntimeError(f"{command[0]} failed: {stderr.strip()}")
-    return usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss
-
-
-def best(command, runs=3):
-    results = [measure(command) for _ in range(runs)]
-    return min(r[0] for r in results), min(r[1] for r in results), max(r[2] for r in results)
-
-
-def count_events(trace):
-    """Events in the trace, counted by babeltrace2's own text output."""
-    process = subprocess.Popen(["babeltrace2", trace], stdout=subprocess.PIPE)
-    lines = sum(1 for _ in process.stdout)
-    process.wait()
-    return lines
-
-
-def record(record_trace, gen_trace, path, iterations):
-    subprocess.run([record_trace, "--blocking", path, "--", gen_trace, "bench",
-                    str(iterations)], check=True, stdout=subprocess.DEVNULL)
+from merge_bench import best, count_events, measure, record
 
 
 def perfetto_vs_json(merge, one, four, work, rounds=5):

@@ -17,37 +17,10 @@ they run on each node, where the trace was recorded, in parallel."""
 import argparse
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 
-
-def run(command):
-    """Runs command; returns (cpu seconds, wall seconds, peak RSS in KiB). wait4 counts the
-    process and every descendant it waited for (the supervised child, the -J workers); the peak
-    RSS is that of the largest of them."""
-    start = time.monotonic()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(process.pid, 0)
-    wall = time.monotonic() - start
-    stderr = process.stderr.read().decode(errors="replace")
-    process.stderr.close()
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise RuntimeError(f"{' '.join(command[:3])}... failed: {stderr.strip()}")
-    return usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss
-
-
-def best(command, runs=3):
-    results = [run(command) for _ in range(runs)]
-    return min(r[0] for r in results), min(r[1] for r in results), max(r[2] for r in results)
-
-
-def count_events(trace):
-    process = subprocess.Popen(["babeltrace2", trace], stdout=subprocess.PIPE)
-    lines = sum(1 for _ in process.stdout)
-    process.wait()
-    return lines
+from merge_bench import best, count_events, record
 
 
 def main():
@@ -64,8 +37,7 @@ def main():
     try:
         trace = os.path.join(work, "host")
         iterations = max(1, args.events // 7)  # the bench scenario: about 7 events per iteration
-        subprocess.run([args.record_trace, "--blocking", trace, "--", args.gen_trace, "bench",
-                        str(iterations)], check=True, stdout=subprocess.DEVNULL)
+        record(args.record_trace, args.gen_trace, trace, iterations)
         events = count_events(trace)
         partial = os.path.join(work, "host.partial")
         print(f"host trace: {events} events")
