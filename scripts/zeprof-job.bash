@@ -296,7 +296,7 @@ job_leave() {
 
 # Reduces after job_close_session closed a session here; nothing to do otherwise.
 job_reduce() {
-  local node temporary reason status closed
+  local node temporary reason status closed started
   [ -n "$job_closed_session" ] && [ -n "$job_closed_directory" ] || return 0
   [ "$reduce" -eq 1 ] || return 0
   node=${job_closed_directory%/session-[0-9]*}
@@ -306,11 +306,21 @@ job_reduce() {
     reason="zeprof-merge is not built: $MERGE"
     status=2
   else
-    say "reducing the node's trace $node"
-    reason=$("$MERGE" --reduce "$node" -o "$temporary" 2>&1 >/dev/null)
+    say "reducing the node's trace $node (at most ${reduce_timeout_s} s)"
+    # timeout(1) signals the reducer (and its -J workers, its process group) by pid.
+    started=$SECONDS
+    reason=$(timeout --kill-after="$REDUCE_KILL_GRACE_S" "$reduce_timeout_s" \
+      "$MERGE" --reduce "$node" -o "$temporary" 2>&1 >/dev/null)
     status=$?
     reason=${reason##*$'\n'}
-    [ -n "$reason" ] || reason="zeprof-merge --reduce exited with status $status"
+    if [ "$status" -eq 124 ] || { [ "$status" -eq 137 ] &&
+         [ $((SECONDS - started)) -ge "$reduce_timeout_s" ]; }; then
+      # timed out: stopped by SIGTERM, or by SIGKILL after the grace
+      reason="zeprof-merge --reduce did not finish within ${reduce_timeout_s} s (ZEPROF_REDUCE_TIMEOUT)"
+      rm -f -- "$temporary".tmp.*   # the killed reducer's own temporary file
+    elif [ -z "$reason" ]; then
+      reason="zeprof-merge --reduce exited with status $status"
+    fi
   fi
   if [ "$status" -ne 0 ]; then
     echo "zeprof: cannot reduce the trace of $(uname -n): $reason; zeprof -r reads its raw" \

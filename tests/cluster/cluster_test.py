@@ -331,6 +331,7 @@ def case_detection(work):
           'tallies its own node and returns its program\'s status',
           f'{alone.returncode} {alone.stderr[-400:]}')
     check_failed_reduction(work)
+    check_hung_reduction(work)
     check_no_daemon_left('detection')
 
 
@@ -345,37 +346,99 @@ done
 exec "$REAL_MERGE" "$@"
 '''
 
+# zeprof-merge whose --reduce hangs and ignores SIGTERM (as on a trace babeltrace2 hangs on),
+# leaving its temporary file; its pid and its child's go to $HUNG_PIDS. Does everything else.
+HUNG_MERGE = '''#!/bin/sh
+for argument; do
+  if [ "$argument" = --reduce ]; then
+    trap '' TERM
+    while [ $# -gt 1 ]; do shift; done
+    : >"$1.tmp.hung"
+    sleep 600 &
+    echo "$$ $!" >"$HUNG_PIDS"
+    wait
+    exit 0
+  fi
+done
+exec "$REAL_MERGE" "$@"
+'''
 
-def check_failed_reduction(work):
-    """A node whose reduction fails delivers the word (.zeprof-reduce-failed) and no partial: its
-    rank says so, rank 0 does not wait for it and tallies its raw trace."""
-    directory = os.path.join(work, 'refusing')
+
+def with_merge(directory, script):
+    """A copy of zeprof in `directory` whose zeprof-merge is `script` (written there)."""
     os.makedirs(directory)
     merge = os.path.join(directory, 'zeprof-merge')
-    with open(merge, 'w') as script:
-        script.write(REFUSING_MERGE)
+    with open(merge, 'w') as out:
+        out.write(script)
     os.chmod(merge, 0o755)
     zeprof = os.path.join(directory, 'zeprof')
     with open(ZEPROF) as original, open(zeprof, 'w') as copy:
         copy.write(''.join(f"readonly MERGE='{merge}'\n" if line.startswith('readonly MERGE=')
                            else line for line in original))
     os.chmod(zeprof, 0o755)
+    return zeprof
+
+
+def run_failing_reduction(directory, script, job, **extra_env):
+    """One traced rank 0 of a one-node job under a zeprof whose reducer is `script`: the
+    completed run and its node directory."""
+    zeprof = with_merge(directory, script)
     completed = subprocess.run(
         [zeprof, '-j', '--', APP, 'calls', os.path.join(directory, 'app.log')], cwd=directory,
         capture_output=True, text=True, timeout=RUN_TIMEOUT_S,
         env=environment(REAL_MERGE=MERGE, ZEPROF_PARTIAL_WAIT='20',
-                        **openmpi_rank(0, 0, 1, '606')))
-    node_dir = os.path.join(directory, 'zeprof-trace', '606', socket.gethostname())
-    with_marker = os.path.isfile(os.path.join(node_dir, '.zeprof-reduce-failed'))
-    check(completed.returncode == 0 and with_marker and 'cannot reduce the trace of' in
-          completed.stderr and not os.path.exists(os.path.join(node_dir, 'zeprof.partial')),
-          'a failed reduction: one line, .zeprof-reduce-failed delivered, no partial',
-          f'{completed.returncode} {completed.stderr[-400:]}')
+                        **openmpi_rank(0, 0, 1, job), **extra_env))
+    return completed, os.path.join(directory, 'zeprof-trace', job, socket.gethostname())
+
+
+def check_raw_tally(completed, node_dir):
+    """Rank 0 printed the tally of the node's raw trace, without waiting for a partial."""
     raw = subprocess.run([MERGE, '-j', node_dir], capture_output=True, text=True,
                          timeout=RUN_TIMEOUT_S)
     check(raw.returncode == 0 and completed.stdout == raw.stdout and 'no partial within' not in
           completed.stderr, 'rank 0 tallies that node\'s raw trace at once',
           completed.stdout[:300] + completed.stderr[-300:])
+
+
+def check_failed_reduction(work):
+    """A node whose reduction fails delivers the word (.zeprof-reduce-failed) and no partial: its
+    rank says so, rank 0 does not wait for it and tallies its raw trace."""
+    completed, node_dir = run_failing_reduction(os.path.join(work, 'refusing'), REFUSING_MERGE,
+                                                '606')
+    with_marker = os.path.isfile(os.path.join(node_dir, '.zeprof-reduce-failed'))
+    check(completed.returncode == 0 and with_marker and 'cannot reduce the trace of' in
+          completed.stderr and not os.path.exists(os.path.join(node_dir, 'zeprof.partial')),
+          'a failed reduction: one line, .zeprof-reduce-failed delivered, no partial',
+          f'{completed.returncode} {completed.stderr[-400:]}')
+    check_raw_tally(completed, node_dir)
+
+
+def check_hung_reduction(work):
+    """A reducer that hangs, deaf to SIGTERM, is killed by its pid after ZEPROF_REDUCE_TIMEOUT
+    and the grace: the run ends with its program's status, one line says why, the node delivers
+    the word and no partial or temporary file, and rank 0 tallies the raw trace."""
+    directory = os.path.join(work, 'hung')
+    pids_file = os.path.join(work, 'hung.pids')
+    started = time.monotonic()
+    completed, node_dir = run_failing_reduction(directory, HUNG_MERGE, '607',
+                                                ZEPROF_REDUCE_TIMEOUT='2', HUNG_PIDS=pids_file)
+    elapsed = time.monotonic() - started
+    try:
+        with open(pids_file) as pids:
+            hung = [int(pid) for pid in pids.read().split()]
+    except (OSError, ValueError):
+        hung = []
+    alive = [pid for pid in hung if os.path.exists(f'/proc/{pid}')]
+    leftovers = [name for name in os.listdir(node_dir) if name.startswith('.zeprof-partial')]
+    check(completed.returncode == 0 and len(hung) == 2 and not alive and elapsed < 60 and
+          'did not finish within 2 s (ZEPROF_REDUCE_TIMEOUT)' in completed.stderr and
+          os.path.isfile(os.path.join(node_dir, '.zeprof-reduce-failed')) and not leftovers and
+          not os.path.exists(os.path.join(node_dir, 'zeprof.partial')),
+          'a hung reduction is killed after ZEPROF_REDUCE_TIMEOUT: one line, the word '
+          'delivered, nothing left behind',
+          f'{completed.returncode} {elapsed:.1f} s, pids {hung} alive {alive}, left {leftovers}: '
+          f'{completed.stderr[-400:]}')
+    check_raw_tally(completed, node_dir)
 
 
 def job_dir(job):
