@@ -794,6 +794,8 @@ def case_four_nodes(work):
         raw_extended = merged(['-j', '-e'] + hidden)
         check(replayed(['-j', '-e'] + directories) == raw_extended != '',
               'zeprof -r -j -e <output>/* reads the partials, and gives the raw traces\' bytes')
+        check(replayed(['-j', '-e', output]) == raw_extended,
+              'zeprof -r -j -e <output> (the job\'s directory) reads its nodes\' partials too')
         per_host, processes = {}, set()
         for row in json.loads(raw_extended or '{}').get('api', []):
             if row.get('name') == 'zeInit':

@@ -694,6 +694,7 @@ def case_analysis(work):
               'zeInit' in (read_text(saved_replay) or ''),
               '-r without a directory picks the newest by time; --analysis-output with -r',
               replay.stderr + replay.stdout[:200])
+        check_recording_passed_over(here, trace_dir)
         failed = run([ZEPROF, '-r', '--analysis-output', saved_replay,
                       os.path.join(work, 'not-a-trace')], cwd=here)
         check(failed.returncode == 2 and 'zeInit' in (read_text(saved_replay) or '') and
@@ -707,6 +708,53 @@ def case_analysis(work):
         check(replay.returncode == 2 and replay.stderr.startswith('zeprof: '),
               '-r without a merger exits 2 with a reason', replay.stderr.strip())
     check_no_daemon_left('analysis')
+
+
+def check_recording_passed_over(here, newest_complete):
+    """-r without a directory passes over a trace still being recorded (its zeprof still runs),
+    saying so, and analyses the newest complete one; once the recording ends it is the newest."""
+    release = os.path.join(here, 'release')
+    recording = subprocess.Popen(
+        [ZEPROF, '--no-analysis', '--', 'sh', '-c',
+         '"$1" calls "$2" && while [ ! -e "$0" ]; do sleep 0.05; done', release, APP,
+         os.path.join(here, 'recording.log')],
+        cwd=here, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        recorded = []
+        while time.monotonic() < deadline and not recorded:
+            recorded = [name for name in os.listdir(os.path.join(here, 'zeprof-trace'))
+                        if os.path.exists(os.path.join(here, 'zeprof-trace', name,
+                                                       '.zeprof-recording'))]
+            time.sleep(0.05)
+        newest = os.path.join(here, 'zeprof-trace', recorded[0]) if recorded else ''
+        if newest:
+            # The recording is the newest directory and already holds LTTng's metadata.
+            later = time.time() + 120
+            os.utime(newest, (later, later))
+        while newest and time.monotonic() < deadline and not any(
+                'metadata' in files for _, _, files in os.walk(newest)):
+            time.sleep(0.05)
+        during = run([ZEPROF, '-r', '-j'], cwd=here)
+        check(during.returncode == 0 and
+              f'zeprof: passing over zeprof-trace/{recorded[0] if recorded else "?"}: still being '
+              f'recorded (zeprof pid {recording.pid})' in during.stderr and
+              f'zeprof-trace/{os.path.basename(newest_complete)}' in during.stderr,
+              '-r without a directory passes over a trace still being recorded, saying so',
+              during.stderr)
+    finally:
+        open(release, 'w').close()
+        _, errors = recording.communicate(timeout=RUN_TIMEOUT_S)
+    if newest:
+        # Removing the mark made the directory older than the complete one (made newer above).
+        later = time.time() + 180
+        os.utime(newest, (later, later))
+    after = run([ZEPROF, '-r', '-j'], cwd=here)
+    check(recording.returncode == 0 and newest and
+          not os.path.exists(os.path.join(newest, '.zeprof-recording')) and
+          after.returncode == 0 and f'zeprof-trace/{os.path.basename(newest)}' in after.stderr,
+          'once recorded, the mark is gone and the trace is the newest',
+          f'{recording.returncode} {errors[-300:]} {after.stderr}')
 
 
 def case_usage(work):
@@ -727,7 +775,10 @@ def case_usage(work):
                             (['--analysis-output', work, 'true'], 'a directory as the output'),
                             (['--sample=0', 'true'], 'a sampling period of 0'),
                             (['--sample=20ms', 'true'], 'a sampling period with a unit'),
-                            (['-r'], '-r without a directory and no trace')]:
+                            (['-r'], '-r without a directory and no trace'),
+                            (['--traced-ranks', '1', '-r', 'x'], '--traced-ranks with -r'),
+                            (['--traced-ranks', '1', '--print-env'],
+                             '--traced-ranks with --print-env')]:
         # The current directory has a zeprof-trace/ with no trace in it.
         completed = run([ZEPROF] + arguments, cwd=usage_dir)
         lines = completed.stderr.strip().splitlines()
