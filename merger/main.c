@@ -317,6 +317,8 @@ static int merge(void *context, char *reason, int reason_size)
                                                             &placement, options->max_name_size);
         if (printed == 0 && !options->json)
             printed = zm_telemetry_print_text(stdout, &telemetry, hostnames, host_count);
+        if (printed == 0 && !options->json)
+            printed = zm_tally_print_anomalies_text(stdout, zm_model_anomalies(model));
         json_decref(sampled);
         if (printed != 0 || fflush(stdout) != 0) {
             snprintf(reason, (size_t)reason_size, "Failed to write tally: path=stdout");

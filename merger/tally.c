@@ -169,9 +169,14 @@ int zm_tally_print_text(FILE *out, const struct zm_model *model, struct zm_stats
         print_table(out, model, &kernels->stats.device, true, false, max_name_size);
     }
     zm_traffic_print_text(out, traffic);
+    return ferror(out) ? -1 : 0;
+}
+
+int zm_tally_print_anomalies_text(FILE *out, const struct zm_anomalies *anomalies)
+{
     bool any = false;
     for (size_t i = 0; i < sizeof(anomaly_fields) / sizeof(*anomaly_fields); i++) {
-        uint64_t value = anomaly_value(zm_model_anomalies(model), i);
+        uint64_t value = anomaly_value(anomalies, i);
         if (!value)
             continue;
         fprintf(out, "%s%s=%" PRIu64, any ? ", " : "\nAnomalies: ", anomaly_fields[i].key, value);

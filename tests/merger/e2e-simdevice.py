@@ -244,6 +244,12 @@ def check_telemetry(merge, record_trace, workload, shim, simdevice, work, asan):
     text = run([merge, trace]).stdout
     check("Device telemetry" in text and "Simulated GPU 0" in text.split("Device telemetry")[-1],
           "no Device telemetry table in the text tally")
+    # With anomalies (the golden generated trace has some), their footer is the last line, after
+    # the telemetry table.
+    anomalous = os.path.join(HERE, "golden", "gen", "traces", "host")
+    lines = run([merge, trace, anomalous]).stdout.rstrip("\n").splitlines()
+    check(len(lines) > 2 and lines[-1].startswith("Anomalies: ") and "Device telemetry" in lines,
+          f"the anomaly footer is not last after the telemetry: {lines[-3:]}")
     # A partial (--reduce) carries the telemetry exactly: tally and timeline, byte for byte.
     partial = os.path.join(work, "sampled.partial")
     reduced = run([merge, "--reduce", trace, "-o", partial])
