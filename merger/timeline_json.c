@@ -50,6 +50,8 @@ static int json_lane(void *context, const struct zm_timeline_lane *lane, int64_t
     struct json_writer *writer = context;
     struct zm_jsonout *text = &writer->text;
     bool process = lane->kind == ZM_LANE_PROCESS || lane->kind == ZM_LANE_DEVICE;
+    if (lane->kind == ZM_LANE_ENGINE)
+        return 0; /* Chrome has no lanes within lanes: a queue lane's name and order tell */
     separator(writer);
     zm_jsonout_literal(text, "{\"ph\":\"M\",\"ts\":");
     zm_jsonout_micros(text, ts_ns);
@@ -63,6 +65,18 @@ static int json_lane(void *context, const struct zm_timeline_lane *lane, int64_t
     zm_jsonout_literal(text, ",\"args\":{\"name\":");
     zm_jsonout_string(text, lane->name);
     zm_jsonout_literal(text, "}}");
+    if (lane->sort_index > 0) { /* the queue lanes of one engine together */
+        separator(writer);
+        zm_jsonout_literal(text, "{\"ph\":\"M\",\"ts\":");
+        zm_jsonout_micros(text, ts_ns);
+        zm_jsonout_literal(text, ",\"name\":\"thread_sort_index\",\"pid\":");
+        zm_jsonout_u64(text, lane->process);
+        zm_jsonout_literal(text, ",\"tid\":");
+        zm_jsonout_u64(text, lane->number);
+        zm_jsonout_literal(text, ",\"args\":{\"sort_index\":");
+        zm_jsonout_u64(text, lane->sort_index);
+        zm_jsonout_literal(text, "}}");
+    }
     zm_jsonout_maybe_flush(text);
     return text->failed ? -1 : 0;
 }
