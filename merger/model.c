@@ -704,8 +704,8 @@ int zm_model_event(struct zm_model *model, const struct zm_event *event)
     }
     case ZM_EVENT_API_DESC:
         /* A queue's group slot, for the exit of the call creating it (api_exit). */
-        if (event->queue_slot &&
-            (event->function == model->queue_create || event->function == model->immediate_create)) {
+        if (event->queue_slot && (event->function == model->queue_create ||
+                                  event->function == model->immediate_create)) {
             thread->slot_function = event->function;
             thread->slot_ordinal = event->queue_ordinal;
             thread->slot_index = event->queue_index;

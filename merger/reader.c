@@ -418,7 +418,8 @@ static int handle_event(struct reader *reader, const bt_message *message)
         /* A queue's group ordinal and index: `desc` of zeCommandQueueCreate, `altdesc` of
          * zeCommandListCreateImmediate; other descriptors have neither. */
         const bt_field *payload = bt_event_borrow_payload_field_const(event);
-        enum member ordinal = info->member[M_DESC_ORDINAL] >= 0 ? M_DESC_ORDINAL : M_ALTDESC_ORDINAL;
+        enum member ordinal =
+            info->member[M_DESC_ORDINAL] >= 0 ? M_DESC_ORDINAL : M_ALTDESC_ORDINAL;
         decoded.queue_slot = info->member[ordinal] >= 0;
         decoded.queue_ordinal = (uint32_t)integer_member(payload, info, ordinal);
         decoded.queue_index = (uint32_t)integer_member(payload, info, ordinal + 1);

@@ -58,7 +58,7 @@ struct zm_device_span {
     uint64_t queue;
     struct zm_engine engine; /* the queue's engine */
     const char *name;        /* Weak: interned */
-    bool anchored;    /* the device's clock has anchors: start_ns and end_ns are known */
+    bool anchored;           /* the device's clock has anchors: start_ns and end_ns are known */
     int64_t start_ns, end_ns, uncertainty_ns; /* host trace time, when anchored */
     int64_t duration_ns; /* always: end - start, or the ticks at the nominal rate unanchored */
     uint64_t call_id, execution;

@@ -462,8 +462,8 @@ int zm_timeline_device_span(struct zm_timeline *timeline, const struct zm_device
             return -1;
     }
     /* Queue handles are per process; the device label keeps two devices' queues apart, the
-     * engine (bits 48..55, where user-space addresses have none) a handle reused by a queue of
-     * another engine. */
+     * engine (ordinal * 16 + index + 1 modulo 256 in bits 48..55, where user-space addresses have
+     * none) a handle reused by a queue of another engine. */
     uint64_t engine_bits = slot->known ? ((slot->ordinal << 4 | slot->index) + 1) & 0xff : 0;
     long queue =
         lane_for(timeline, &timeline->queue_lanes, zm_map_process_key(span->host, span->pid),

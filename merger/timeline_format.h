@@ -36,7 +36,7 @@ struct zm_timeline_lane {
     uint32_t sort_index; /* queue lanes: 1 + their engine's rank on the device (lanes of one engine
                             share it), 0 without an engine; 0 for other lanes */
     const char *name;    /* Weak: what the lane is called ("[unplaced] " prefix included) */
-    int64_t pid, tid; /* the traced process (all but device lanes) and thread (thread lanes) */
+    int64_t pid, tid;    /* the traced process (all but device lanes) and thread (thread lanes) */
 };
 
 /* One API call or one execution on a device, its lanes given by number. */

@@ -91,7 +91,7 @@ static void queue_group_kinds(ze_device_handle_t handle, uint32_t *compute, uint
     uint32_t count = 0;
     if (!zeprof_real.zeDeviceGetCommandQueueGroupProperties ||
         zeprof_real.zeDeviceGetCommandQueueGroupProperties(handle, &count, NULL) !=
-        ZE_RESULT_SUCCESS)
+            ZE_RESULT_SUCCESS)
         return;
     if (count > 32)
         count = 32;

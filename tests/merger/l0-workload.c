@@ -161,8 +161,7 @@ int main(int argc, char **argv)
     ze_command_list_handle_t copier;
     TRY(zeCommandListCreateImmediate(context, device, &copy_desc, &copier));
     for (int i = 0; i < COPIES; i++) {
-        TRY(zeCommandListAppendMemoryCopy(copier, destination, source, COPY_BYTES, event, 0,
-                                          NULL));
+        TRY(zeCommandListAppendMemoryCopy(copier, destination, source, COPY_BYTES, event, 0, NULL));
         TRY(zeEventHostSynchronize(event, UINT64_MAX));
         TRY(zeEventHostReset(event));
     }
