@@ -30,6 +30,10 @@ struct zm_thread {
     uint64_t detail_call_id, dst, src;
     bool has_transfer, has_shape;
     struct zm_kernel_shape shape;
+    /* The queue group slot of the queue-creating call in flight on this thread (its `_desc`
+     * comes after its entry), for its exit, which gives the handle. */
+    const char *slot_function; /* Weak: interned; NULL when none */
+    uint32_t slot_ordinal, slot_index;
 };
 
 /* An append awaiting its timing(s). Immediate lists execute once (execution 0): the append is
@@ -54,6 +58,7 @@ struct spooled_timing {
     const char *name; /* Weak: interned, alive for the whole run */
     int64_t pid, api_tid;
     uint64_t call_id, execution, queue;
+    struct zm_engine engine; /* the queue's, when its creation was seen */
     uint64_t raw_start, raw_end;
     int64_t entry_ns; /* the append's API entry, INT64_MIN when the append was not seen */
     int64_t read_ns;  /* the device_timing event: the work was done by then */
@@ -101,6 +106,9 @@ struct zm_model {
     size_t append_count, append_capacity;
     size_t free_append;         /* head of the free list (index + 1), 0 when empty */
     struct zm_map list_appends; /* (host<<32|pid, list) -> first append of the list (index + 1) */
+    /* (host<<32|pid, queue or immediate list) -> ordinal << 32 | index of its queue group slot */
+    struct zm_map queue_engines;
+    const char *queue_create, *immediate_create; /* Weak: interned function names */
     struct zm_memory memory;    /* live allocations of the current host: copy directions */
     struct zm_shapes shapes;    /* launch shapes carried forward per (thread, kernel name) */
     const char *mem_free;       /* Weak: interned "zeMemFree" */
@@ -131,6 +139,9 @@ struct zm_model *zm_model_new(const struct zm_span_sink *sink, uint64_t rate_ppm
     zm_map_init(&model->label_index);
     zm_map_init(&model->appends);
     zm_map_init(&model->list_appends);
+    zm_map_init(&model->queue_engines);
+    model->queue_create = zm_intern(&model->names, "zeCommandQueueCreate");
+    model->immediate_create = zm_intern(&model->names, "zeCommandListCreateImmediate");
     model->list_destroy = zm_intern(&model->names, "zeCommandListDestroy");
     model->list_reset = zm_intern(&model->names, "zeCommandListReset");
     model->mem_free = zm_intern(&model->names, "zeMemFree");
@@ -166,6 +177,7 @@ void zm_model_free(struct zm_model *model)
     zm_map_release(&model->label_index);
     zm_map_release(&model->appends);
     zm_map_release(&model->list_appends);
+    zm_map_release(&model->queue_engines);
     zm_memory_release(&model->memory);
     zm_shapes_release(&model->shapes);
     zm_intern_release(&model->names);
@@ -282,6 +294,14 @@ static int api_exit(struct zm_model *model, struct zm_thread *thread, const stru
             return -1;
     }
     struct open_call call = thread->stack[--thread->depth];
+    if (call.function == thread->slot_function) {
+        thread->slot_function = NULL;
+        uint64_t slot = (uint64_t)thread->slot_ordinal << 32 | thread->slot_index;
+        if (event->result == 0 && event->created &&
+            zm_map_put(&model->queue_engines, zm_map_process_key(thread->host, thread->pid),
+                       event->created, slot) != 0)
+            return -1;
+    }
     if ((call.function == model->list_destroy || call.function == model->list_reset) && call.list)
         forget_list(model, thread->pid, call.list);
     return complete_call(model, thread, call.function, call.start_ns, event->ns, event->result,
@@ -421,6 +441,9 @@ static int device_properties(struct zm_model *model, const struct zm_event *even
                                  .label = (uint32_t)label_index,
                                  .name = name};
     zm_clock_init(&device->clock, event->timer_hz, event->kernel_timestamp_valid_bits);
+    device->groups_known = event->groups_known;
+    device->compute_groups = event->compute_groups;
+    device->copy_groups = event->copy_groups;
     return 0;
 }
 
@@ -534,6 +557,22 @@ static void forget_list(struct zm_model *model, int64_t pid, uint64_t list)
     }
 }
 
+/* The engine of queue group slot `slot` (ordinal << 32 | index) of `device`, named by the kind of
+ * its group when the device told the groups' properties. */
+static struct zm_engine engine_of(const struct zm_device *device, uint64_t slot)
+{
+    struct zm_engine engine = {
+        .known = true, .ordinal = (uint32_t)(slot >> 32), .index = (uint32_t)slot};
+    if (device->groups_known && engine.ordinal < 32) {
+        uint32_t bit = 1u << engine.ordinal;
+        if (device->compute_groups & bit)
+            engine.kind = ZM_ENGINE_COMPUTE;
+        else if (device->copy_groups & bit)
+            engine.kind = ZM_ENGINE_COPY;
+    }
+    return engine;
+}
+
 static int device_timing(struct zm_model *model, const struct zm_event *event)
 {
     uint64_t key = zm_map_process_key(model->current_host, event->pid);
@@ -563,6 +602,9 @@ static int device_timing(struct zm_model *model, const struct zm_event *event)
         .raw_end = event->global_end,
         .read_ns = event->ns,
     };
+    const uint64_t *slot = zm_map_find(&model->queue_engines, key, event->queue);
+    if (slot)
+        record.engine = engine_of(device, *slot);
     if (found) {
         const struct zm_append *source = &model->append_list[index];
         record.linked = 1;
@@ -660,8 +702,17 @@ int zm_model_event(struct zm_model *model, const struct zm_event *event)
         snprintf(model->error, sizeof(model->error), "%s", zm_remote_index_error(model->frames));
         return -1;
     }
+    case ZM_EVENT_API_DESC:
+        /* A queue's group slot, for the exit of the call creating it (api_exit). */
+        if (event->queue_slot && (event->function == model->queue_create ||
+                                  event->function == model->immediate_create)) {
+            thread->slot_function = event->function;
+            thread->slot_ordinal = event->queue_ordinal;
+            thread->slot_index = event->queue_index;
+        }
+        return 0;
     default:
-        return 0; /* descriptors: nothing to reconstruct */
+        return 0;
     }
 }
 
@@ -701,6 +752,7 @@ static int convert_spool(struct zm_model *model)
             .device_label = device->label,
             .device_name = device->name,
             .queue = record.queue,
+            .engine = record.engine,
             .name = record.name,
             .anchored = conversion.anchored,
             .start_ns = conversion.start_ns,
@@ -744,6 +796,7 @@ int zm_model_end_host(struct zm_model *model)
     /* Appends are per host: whatever is left (never timed) is forgotten. */
     zm_map_release(&model->appends);
     zm_map_release(&model->list_appends);
+    zm_map_release(&model->queue_engines); /* queues are per process, processes per host */
     model->append_count = 0;
     model->free_append = 0;
     zm_memory_release(&model->memory); /* allocations are per host too */

@@ -89,6 +89,15 @@ struct zm_event {
     uint32_t valid;
     uint64_t engine_active_us, engine_timestamp_us, energy_uj, energy_timestamp_us, memory_used;
     double frequency_mhz;
+    /* zeCommandQueueCreate_desc, zeCommandListCreateImmediate_desc: the queue group ordinal and
+     * index (queue_slot: the descriptor had them); their exit: the handle created */
+    bool queue_slot;
+    uint32_t queue_ordinal, queue_index;
+    uint64_t created;
+    /* device_properties: bit o set when queue group o can run kernels (compute_groups), when it
+     * can copy (copy_groups); groups_known: the event had these fields */
+    bool groups_known;
+    uint32_t compute_groups, copy_groups;
 };
 
 struct zm_anomalies {
@@ -112,6 +121,10 @@ struct zm_device {
     uint32_t label;   /* index of the distinct (host, uuid) device: for counts and -e */
     const char *name; /* Weak: interned */
     struct zm_clock clock;
+    /* Its queue groups' kinds (device_properties): bit o of compute_groups set when group o runs
+     * kernels, of copy_groups when it copies; groups_known false for a trace without them. */
+    bool groups_known;
+    uint32_t compute_groups, copy_groups;
 };
 
 struct zm_device_label {

@@ -368,6 +368,17 @@ static int replay_spans(struct replay *replay, struct zm_partial_cursor *in)
             device.api_tid = zm_partial_get_i64(in);
             device.append_ns = wrapping_add(start_ns, zm_partial_get_i64(in));
         }
+        if (tag & 16) {
+            device.engine.known = true;
+            device.engine.ordinal = (uint32_t)zm_partial_get_u64(in);
+            device.engine.index = (uint32_t)zm_partial_get_u64(in);
+            uint64_t kind = zm_partial_get_u64(in);
+            if (kind > ZM_ENGINE_COPY) {
+                in->failed = true;
+                goto end;
+            }
+            device.engine.kind = (enum zm_engine_kind)kind;
+        }
         if (in->failed)
             goto end;
         if (sink->device_span && sink->device_span(sink->context, &device) != 0)

@@ -321,7 +321,8 @@ static int device_span(void *context, const struct zm_device_span *span)
     if (!writer->spans)
         return 0;
     struct zm_partial_buffer *out = &writer->span_bytes;
-    zm_partial_put_u64(out, 1u | (span->anchored ? 2u : 0u) | (span->linked ? 4u : 0u));
+    zm_partial_put_u64(out, 1u | (span->anchored ? 2u : 0u) | (span->linked ? 4u : 0u) |
+                                (span->engine.known ? 16u : 0u));
     zm_partial_put_i64(out, span->pid);
     zm_partial_put_u64(out, span->device_label - writer->start.labels);
     put_name(writer, span->device_name);
@@ -339,6 +340,11 @@ static int device_span(void *context, const struct zm_device_span *span)
     if (span->linked) {
         zm_partial_put_i64(out, span->api_tid);
         zm_partial_put_i64(out, difference(span->append_ns, span->start_ns));
+    }
+    if (span->engine.known) { /* the queue's engine, for the timeline's engine lanes */
+        zm_partial_put_u64(out, span->engine.ordinal);
+        zm_partial_put_u64(out, span->engine.index);
+        zm_partial_put_u64(out, span->engine.kind);
     }
     writer->previous_ns = span->start_ns;
     return span_written(writer);

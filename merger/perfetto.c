@@ -237,9 +237,10 @@ static int perfetto_lane(void *context, const struct zm_timeline_lane *lane, int
         thread.thread_name = (char *)name;
         track.thread = &thread;
         break;
+    case ZM_LANE_ENGINE: /* device → engine → queue */
     case ZM_LANE_QUEUE:
         track.has_parent_uuid = true;
-        track.parent_uuid = lane->process;
+        track.parent_uuid = lane->parent;
         /* fall through */
     case ZM_LANE_DEVICE:
         track.name = (char *)name;

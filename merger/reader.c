@@ -60,6 +60,14 @@ enum member {
     M_ENERGY,
     M_ENERGY_TIMESTAMP,
     M_MEMORY_USED,
+    M_DESC_ORDINAL,
+    M_DESC_INDEX,
+    M_ALTDESC_ORDINAL,
+    M_ALTDESC_INDEX,
+    M_QUEUE_VAL,
+    M_LIST_VAL,
+    M_COMPUTE_GROUPS,
+    M_COPY_GROUPS,
     M_COUNT
 };
 
@@ -75,6 +83,8 @@ static const char *const member_names[M_COUNT] = {
     "group_size_x", "group_size_y",  "group_size_z",  "simd",
     "valid",        "engine_active_us", "engine_timestamp_us", "frequency_mhz",
     "energy_uj",    "energy_timestamp_us", "memory_used",
+    "desc_ordinal", "desc_index", "altdesc_ordinal", "altdesc_index",
+    "phCommandQueue_val", "phCommandList_val", "compute_groups", "copy_groups",
 };
 
 /* What the reader learned about one event class, once. */
@@ -207,8 +217,16 @@ api:
         }
         return ZM_EVENT_API_CALL;
     }
-    if (has_suffix(event, length, "_desc", &stem))
+    if (has_suffix(event, length, "_desc", &stem)) {
+        /* Named: the model reads the queue group of zeCommandQueueCreate's and
+         * zeCommandListCreateImmediate's descriptor (the engine a queue submits to). */
+        *function = zm_model_intern(reader->model, event, stem);
+        if (!*function) {
+            reader->failed = true;
+            return ZM_EVENT_UNKNOWN;
+        }
         return ZM_EVENT_API_DESC;
+    }
     return ZM_EVENT_UNKNOWN;
 }
 
@@ -396,11 +414,23 @@ static int handle_event(struct reader *reader, const bt_message *message)
         /* zeMemAlloc*'s size, zeMemFree's pointer: the model follows allocations. */
         decoded.size = integer_member(payload, info, M_SIZE);
         decoded.address = integer_member(payload, info, M_PTR);
+    } else if (info->kind == ZM_EVENT_API_DESC) {
+        /* A queue's group ordinal and index: `desc` of zeCommandQueueCreate, `altdesc` of
+         * zeCommandListCreateImmediate; other descriptors have neither. */
+        const bt_field *payload = bt_event_borrow_payload_field_const(event);
+        enum member ordinal =
+            info->member[M_DESC_ORDINAL] >= 0 ? M_DESC_ORDINAL : M_ALTDESC_ORDINAL;
+        decoded.queue_slot = info->member[ordinal] >= 0;
+        decoded.queue_ordinal = (uint32_t)integer_member(payload, info, ordinal);
+        decoded.queue_index = (uint32_t)integer_member(payload, info, ordinal + 1);
     } else if (info->kind != ZM_EVENT_API_ENTRY && info->kind != ZM_EVENT_API_DESC &&
                info->kind != ZM_EVENT_API_CALL) {
         const bt_field *payload = bt_event_borrow_payload_field_const(event);
         decoded.result = (uint32_t)integer_member(payload, info, M_RESULT);
         decoded.address = integer_member(payload, info, M_PPTR_VAL); /* zeMemAlloc*'s pointer */
+        if (info->kind == ZM_EVENT_API_EXIT) /* the queue or immediate list created */
+            decoded.created = integer_member(
+                payload, info, info->member[M_QUEUE_VAL] >= 0 ? M_QUEUE_VAL : M_LIST_VAL);
         if (info->kind == ZM_EVENT_FRAME) {
             decoded.frame_mark = info->frame_mark;
             decoded.session = integer_member(payload, info, M_SESSION);
@@ -428,6 +458,11 @@ static int handle_event(struct reader *reader, const bt_message *message)
             decoded.name = string_member(payload, info, M_NAME);
             decoded.uuid = string_member(payload, info, M_UUID);
             decoded.append_kind = string_member(payload, info, M_KIND);
+            if (info->kind == ZM_EVENT_DEVICE_PROPERTIES) {
+                decoded.groups_known = info->member[M_COMPUTE_GROUPS] >= 0;
+                decoded.compute_groups = (uint32_t)integer_member(payload, info, M_COMPUTE_GROUPS);
+                decoded.copy_groups = (uint32_t)integer_member(payload, info, M_COPY_GROUPS);
+            }
             if (info->kind == ZM_EVENT_KERNEL_SHAPE) {
                 for (int i = 0; i < 3; i++) {
                     decoded.shape.count[i] =

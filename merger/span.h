@@ -36,6 +36,19 @@ struct zm_kernel_shape {
     bool known; /* false: no shape recorded (not a kernel, or a trace without the events) */
 };
 
+/* What kind of engine a queue group drives, from the group's properties (the shim's
+ * device_properties): compute (it can run kernels), copy (copies only), or not known. */
+enum zm_engine_kind { ZM_ENGINE_UNKNOWN, ZM_ENGINE_COMPUTE, ZM_ENGINE_COPY };
+
+/* The engine a queue submits to: the queue group ordinal and the index in the group it was created
+ * with (zeCommandQueueCreate, zeCommandListCreateImmediate). known false: its creation was not
+ * seen (a trace in mode minimal, or a queue created before tracing began). */
+struct zm_engine {
+    bool known;
+    uint32_t ordinal, index;
+    enum zm_engine_kind kind;
+};
+
 /* One execution of an appended command on a device. */
 struct zm_device_span {
     uint32_t host;
@@ -43,8 +56,9 @@ struct zm_device_span {
     uint32_t device_label;   /* the model's index of the distinct (host, uuid) device */
     const char *device_name; /* Weak: interned */
     uint64_t queue;
-    const char *name; /* Weak: interned */
-    bool anchored;    /* the device's clock has anchors: start_ns and end_ns are known */
+    struct zm_engine engine; /* the queue's engine */
+    const char *name;        /* Weak: interned */
+    bool anchored;           /* the device's clock has anchors: start_ns and end_ns are known */
     int64_t start_ns, end_ns, uncertainty_ns; /* host trace time, when anchored */
     int64_t duration_ns; /* always: end - start, or the ticks at the nominal rate unanchored */
     uint64_t call_id, execution;

@@ -34,6 +34,8 @@ struct lane {
     uint32_t host;
     int64_t pid, tid;         /* API lanes */
     uint64_t queue;           /* queue lanes */
+    long engine;              /* queue lanes: index of their engine lane, or -1 */
+    struct zm_engine slot;    /* engine lanes */
     const char *device_name;  /* Weak: device lanes */
     struct sibling *siblings; /* Owned by this: queue lanes, [0] is the lane itself */
     size_t sibling_count, sibling_capacity;
@@ -79,7 +81,7 @@ struct zm_timeline {
     struct lane *lanes; /* Owned by this */
     size_t lane_count, lane_capacity;
     uint32_t next_number;
-    struct zm_map process_lanes, thread_lanes, device_lanes, queue_lanes;
+    struct zm_map process_lanes, thread_lanes, device_lanes, engine_lanes, queue_lanes;
     const char **hostnames; /* Weak each; array owned by this */
     uint32_t host_count;
     size_t host_capacity;
@@ -234,6 +236,7 @@ struct zm_timeline *zm_timeline_open(const char *path, enum zm_timeline_kind kin
     zm_map_init(&timeline->process_lanes);
     zm_map_init(&timeline->thread_lanes);
     zm_map_init(&timeline->device_lanes);
+    zm_map_init(&timeline->engine_lanes);
     zm_map_init(&timeline->queue_lanes);
     timeline->next_number = 1;
     return timeline;
@@ -254,6 +257,7 @@ static void destroy(struct zm_timeline *timeline)
     zm_map_release(&timeline->process_lanes);
     zm_map_release(&timeline->thread_lanes);
     zm_map_release(&timeline->device_lanes);
+    zm_map_release(&timeline->engine_lanes);
     zm_map_release(&timeline->queue_lanes);
     zm_sorter_release(&timeline->sorter);
     if (timeline->writer)
@@ -443,15 +447,33 @@ int zm_timeline_device_span(struct zm_timeline *timeline, const struct zm_device
         &(struct lane){.kind = ZM_LANE_DEVICE, .host = span->host, .device_name = span->device_name});
     if (device < 0)
         return -1;
-    /* Queue handles are per process; the device label keeps two devices' queues apart. */
+    /* The engine, when known: one lane per (device, ordinal, index), whichever process. */
+    long engine = -1;
+    const struct zm_engine *slot = &span->engine;
+    if (slot->known) {
+        engine = lane_for(timeline, &timeline->engine_lanes,
+                          (uint64_t)span->host << 32 | span->device_label,
+                          (uint64_t)slot->ordinal << 32 | slot->index,
+                          &(struct lane){.kind = ZM_LANE_ENGINE,
+                                         .parent = (uint32_t)device,
+                                         .host = span->host,
+                                         .slot = *slot});
+        if (engine < 0)
+            return -1;
+    }
+    /* Queue handles are per process; the device label keeps two devices' queues apart, the
+     * engine (ordinal * 16 + index + 1 modulo 256 in bits 48..55, where user-space addresses have
+     * none) a handle reused by a queue of another engine. */
+    uint64_t engine_bits = slot->known ? ((slot->ordinal << 4 | slot->index) + 1) & 0xff : 0;
     long queue =
         lane_for(timeline, &timeline->queue_lanes, zm_map_process_key(span->host, span->pid),
-                 span->queue ^ ((uint64_t)span->device_label << 56),
+                 span->queue ^ ((uint64_t)span->device_label << 56) ^ (engine_bits << 48),
                  &(struct lane){.kind = ZM_LANE_QUEUE,
                                 .parent = (uint32_t)device,
                                 .host = span->host,
                                 .pid = span->pid,
-                                .queue = span->queue});
+                                .queue = span->queue,
+                                .engine = engine});
     if (queue < 0)
         return -1;
     uint64_t flow = 0;
@@ -513,6 +535,22 @@ static bool host_placed(const struct zm_timeline *timeline, uint32_t host)
     return placement->placed(placement->context, host);
 }
 
+/* "compute engine 0.1", "copy engine 1.0"; "engine 2.0" when the group's kind is not known. */
+static void engine_name(char *name, size_t size, const struct zm_engine *slot)
+{
+    static const char *const kinds[] = {"", "compute ", "copy "};
+    snprintf(name, size, "%sengine %" PRIu32 ".%" PRIu32, kinds[slot->kind], slot->ordinal,
+             slot->index);
+}
+
+/* Sorts the queue lanes of one engine together, engines by ordinal then index. */
+static uint32_t engine_rank(const struct zm_engine *slot)
+{
+    uint32_t ordinal = slot->ordinal < 0x7fff ? slot->ordinal : 0x7fff;
+    uint32_t index = slot->index < 0xffff ? slot->index : 0xffff;
+    return 1 + (ordinal << 16 | index);
+}
+
 /* Names a lane (or its sibling number `sibling` > 0) through the format. */
 static int write_lane_name(struct zm_timeline *timeline, const struct lane *lane, uint32_t sibling,
                            int64_t ts_ns)
@@ -525,8 +563,17 @@ static int write_lane_name(struct zm_timeline *timeline, const struct lane *lane
         .pid = lane->pid,
         .tid = lane->tid,
     };
+    shown.parent = shown.process;
+    char engine[96] = "";
     if (lane->kind == ZM_LANE_QUEUE && sibling > 0)
         shown.number = lane->siblings[sibling].number;
+    if (lane->kind == ZM_LANE_QUEUE && lane->engine >= 0) {
+        const struct lane *holder = &timeline->lanes[lane->engine];
+        shown.parent = holder->number;
+        shown.sort_index = engine_rank(&holder->slot);
+        engine_name(engine, sizeof(engine), &holder->slot);
+        strcat(engine, ": ");
+    }
     char name[512] = "";
     const char *prefix = host_placed(timeline, lane->host) ? "" : "[unplaced] ";
     const char *hostname = timeline->hostnames[lane->host];
@@ -540,13 +587,16 @@ static int write_lane_name(struct zm_timeline *timeline, const struct lane *lane
     case ZM_LANE_THREAD:
         snprintf(name, sizeof(name), "tid %" PRId64, lane->tid);
         break;
+    case ZM_LANE_ENGINE:
+        engine_name(name, sizeof(name), &lane->slot);
+        break;
     case ZM_LANE_QUEUE:
         if (sibling == 0)
-            snprintf(name, sizeof(name), "queue 0x%" PRIx64 " pid %" PRId64, lane->queue,
+            snprintf(name, sizeof(name), "%squeue 0x%" PRIx64 " pid %" PRId64, engine, lane->queue,
                      lane->pid);
         else
-            snprintf(name, sizeof(name), "queue 0x%" PRIx64 " pid %" PRId64 " #%u", lane->queue,
-                     lane->pid, sibling + 1);
+            snprintf(name, sizeof(name), "%squeue 0x%" PRIx64 " pid %" PRId64 " #%u", engine,
+                     lane->queue, lane->pid, sibling + 1);
         break;
     }
     shown.name = name;

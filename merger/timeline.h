@@ -11,9 +11,10 @@
  *
  * Lanes (numbers unique across hosts: Chrome pid/tid, Perfetto track uuids): one process lane
  * per (host, pid) with one thread lane per thread; one device lane per (host, device) with one
- * queue lane per (pid, queue); work that overlaps on a queue lane goes to sibling lanes
- * ("queue 0x… #2"), chosen greedily in start order, so no lane has overlapping slices. A flow
- * links each append to each of its executions.
+ * engine lane per queue group slot that spans name (ordinal, index) and one queue lane per
+ * (pid, queue), under its engine's lane when it has one; work that overlaps on a queue lane goes
+ * to sibling lanes ("queue 0x… #2"), chosen greedily in start order, so no lane has overlapping
+ * slices. A flow links each append to each of its executions.
  * The timeline owns its lanes, sorter and output file; it borrows interned names.
  */
 #ifndef ZM_TIMELINE_H

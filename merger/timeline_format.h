@@ -21,7 +21,8 @@
 enum zm_timeline_lane_kind {
     ZM_LANE_PROCESS, /* a traced process of a host: holds thread lanes */
     ZM_LANE_THREAD,  /* one thread's API calls */
-    ZM_LANE_DEVICE,  /* a device of a host: holds queue lanes */
+    ZM_LANE_DEVICE,  /* a device of a host: holds engine lanes and queue lanes */
+    ZM_LANE_ENGINE,  /* an engine of a device (queue group ordinal and index): holds queue lanes */
     ZM_LANE_QUEUE,   /* one (pid, queue) of a device, or a sibling of one ("#2"…) */
 };
 
@@ -30,8 +31,12 @@ struct zm_timeline_lane {
     enum zm_timeline_lane_kind kind;
     uint32_t number;
     uint32_t process; /* the number of the process or device lane holding it (itself for those) */
-    const char *name; /* Weak: what the lane is called ("[unplaced] " prefix included) */
-    int64_t pid, tid; /* the traced process (all but device lanes) and thread (thread lanes) */
+    uint32_t parent;  /* the lane directly above it: a queue's engine lane when it has one, else
+                         `process` */
+    uint32_t sort_index; /* queue lanes: 1 + their engine's rank on the device (lanes of one engine
+                            share it), 0 without an engine; 0 for other lanes */
+    const char *name;    /* Weak: what the lane is called ("[unplaced] " prefix included) */
+    int64_t pid, tid;    /* the traced process (all but device lanes) and thread (thread lanes) */
 };
 
 /* One API call or one execution on a device, its lanes given by number. */

@@ -45,24 +45,42 @@ static void separator(struct json_writer *writer)
     writer->first_event = false;
 }
 
+/* The start of a "M" event naming or ordering lane (pid, tid), up to its `args` key `key`. */
+static void metadata_event(struct json_writer *writer, int64_t ts_ns, const char *name,
+                           uint32_t pid, uint32_t tid, const char *key)
+{
+    struct zm_jsonout *text = &writer->text;
+    separator(writer);
+    zm_jsonout_literal(text, "{\"ph\":\"M\",\"ts\":");
+    zm_jsonout_micros(text, ts_ns);
+    zm_jsonout_literal(text, ",\"name\":\"");
+    zm_jsonout_raw(text, name, strlen(name));
+    zm_jsonout_literal(text, "\",\"pid\":");
+    zm_jsonout_u64(text, pid);
+    zm_jsonout_literal(text, ",\"tid\":");
+    zm_jsonout_u64(text, tid);
+    zm_jsonout_literal(text, ",\"args\":{\"");
+    zm_jsonout_raw(text, key, strlen(key));
+    zm_jsonout_literal(text, "\":");
+}
+
 static int json_lane(void *context, const struct zm_timeline_lane *lane, int64_t ts_ns)
 {
     struct json_writer *writer = context;
     struct zm_jsonout *text = &writer->text;
     bool process = lane->kind == ZM_LANE_PROCESS || lane->kind == ZM_LANE_DEVICE;
-    separator(writer);
-    zm_jsonout_literal(text, "{\"ph\":\"M\",\"ts\":");
-    zm_jsonout_micros(text, ts_ns);
-    if (process)
-        zm_jsonout_literal(text, ",\"name\":\"process_name\",\"pid\":");
-    else
-        zm_jsonout_literal(text, ",\"name\":\"thread_name\",\"pid\":");
-    zm_jsonout_u64(text, lane->process);
-    zm_jsonout_literal(text, ",\"tid\":");
-    zm_jsonout_u64(text, process ? 0 : lane->number);
-    zm_jsonout_literal(text, ",\"args\":{\"name\":");
+    if (lane->kind == ZM_LANE_ENGINE)
+        return 0; /* Chrome has no lanes within lanes: a queue lane's name and order tell */
+    metadata_event(writer, ts_ns, process ? "process_name" : "thread_name", lane->process,
+                   process ? 0 : lane->number, "name");
     zm_jsonout_string(text, lane->name);
     zm_jsonout_literal(text, "}}");
+    if (lane->sort_index > 0) { /* the queue lanes of one engine together */
+        metadata_event(writer, ts_ns, "thread_sort_index", lane->process, lane->number,
+                       "sort_index");
+        zm_jsonout_u64(text, lane->sort_index);
+        zm_jsonout_literal(text, "}}");
+    }
     zm_jsonout_maybe_flush(text);
     return text->failed ? -1 : 0;
 }

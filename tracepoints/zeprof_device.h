@@ -91,7 +91,7 @@ LTTNG_UST_TRACEPOINT_EVENT(zeprof_device, kernel_shape,
 LTTNG_UST_TRACEPOINT_EVENT(zeprof_device, device_properties,
     LTTNG_UST_TP_ARGS(uint64_t, device, uint64_t, driver, const char *, name, const char *, uuid,
         uint32_t, type, uint64_t, timer_hz, uint32_t, timestamp_valid_bits,
-        uint32_t, kernel_timestamp_valid_bits),
+        uint32_t, kernel_timestamp_valid_bits, uint32_t, compute_groups, uint32_t, copy_groups),
     LTTNG_UST_TP_FIELDS(
         lttng_ust_field_integer_hex(uint64_t, device, device)
         lttng_ust_field_integer_hex(uint64_t, driver, driver)
@@ -101,6 +101,8 @@ LTTNG_UST_TRACEPOINT_EVENT(zeprof_device, device_properties,
         lttng_ust_field_integer(uint64_t, timer_hz, timer_hz)
         lttng_ust_field_integer(uint32_t, timestamp_valid_bits, timestamp_valid_bits)
         lttng_ust_field_integer(uint32_t, kernel_timestamp_valid_bits, kernel_timestamp_valid_bits)
+        lttng_ust_field_integer_hex(uint32_t, compute_groups, compute_groups)
+        lttng_ust_field_integer_hex(uint32_t, copy_groups, copy_groups)
     )
 )
 

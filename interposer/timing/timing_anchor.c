@@ -83,6 +83,32 @@ static void emit_anchor(struct timing_device *device)
     atomic_store(&device->last_anchor_ns, coarse_now_ns());
 }
 
+/* Which of the device's first 32 queue groups run kernels and which copy (bit o: group o), so
+ * that the merger can name the engine each queue submits to; none when the driver does not say. */
+static void queue_group_kinds(ze_device_handle_t handle, uint32_t *compute, uint32_t *copy)
+{
+    ze_command_queue_group_properties_t groups[32];
+    uint32_t count = 0;
+    if (!zeprof_real.zeDeviceGetCommandQueueGroupProperties ||
+        zeprof_real.zeDeviceGetCommandQueueGroupProperties(handle, &count, NULL) !=
+            ZE_RESULT_SUCCESS)
+        return;
+    if (count > 32)
+        count = 32;
+    for (uint32_t i = 0; i < count; i++)
+        groups[i] = (ze_command_queue_group_properties_t){
+            .stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES};
+    if (zeprof_real.zeDeviceGetCommandQueueGroupProperties(handle, &count, groups) !=
+        ZE_RESULT_SUCCESS)
+        return;
+    for (uint32_t i = 0; i < count && i < 32; i++) {
+        if (groups[i].flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE)
+            *compute |= 1u << i;
+        if (groups[i].flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY)
+            *copy |= 1u << i;
+    }
+}
+
 void timing_anchor_discover(struct timing_device *device)
 {
     ze_device_properties_t props = {
@@ -98,10 +124,12 @@ void timing_anchor_discover(struct timing_device *device)
     for (size_t i = 0; i < ZE_MAX_DEVICE_UUID_SIZE; i++)
         snprintf(uuid + 2 * i, 3, "%02x", props.uuid.id[i]);
     props.name[ZE_MAX_DEVICE_NAME - 1] = '\0';
+    uint32_t compute_groups = 0, copy_groups = 0;
+    queue_group_kinds(device->handle, &compute_groups, &copy_groups);
     lttng_ust_tracepoint(zeprof_device, device_properties, timing_handle_bits(device->handle),
                          timing_handle_bits(driver_of(device->handle)), props.name, uuid,
                          (uint32_t)props.type, props.timerResolution, props.timestampValidBits,
-                         props.kernelTimestampValidBits);
+                         props.kernelTimestampValidBits, compute_groups, copy_groups);
     emit_anchor(device);
 }
 

@@ -97,6 +97,19 @@ int main(void)
     bad.index = 99;
     CHECK_ZE(ZE_RESULT_ERROR_INVALID_ARGUMENT,
              zeCommandQueueCreate(l0.context, l0.device, &bad, &queue));
+    /* Immediate lists too: the copy group's last queue is taken, the one past it refused. */
+    uint32_t groups = 2;
+    ze_command_queue_group_properties_t group_props[2] = {
+        {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES, NULL, 0, 0, 0},
+        {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES, NULL, 0, 0, 0}};
+    CHECK_OK(zeDeviceGetCommandQueueGroupProperties(l0.device, &groups, group_props));
+    ze_command_list_handle_t last = NULL;
+    bad.index = group_props[1].numQueues;
+    CHECK_ZE(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+             zeCommandListCreateImmediate(l0.context, l0.device, &bad, &last));
+    bad.index = group_props[1].numQueues - 1;
+    CHECK_OK(zeCommandListCreateImmediate(l0.context, l0.device, &bad, &last));
+    CHECK_OK(zeCommandListDestroy(last));
 
     CHECK_OK(zeCommandListDestroy(immediate));
     CHECK_OK(zeCommandListDestroy(compute_list));

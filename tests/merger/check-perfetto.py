@@ -106,11 +106,13 @@ def json_view(path):
     """The JSON timeline as lanes {number: name}, slices {lane: sorted list}, flows, metadata."""
     with open(path) as f:
         doc = json.load(f)
-    lanes, slices, starts, ends = {}, {}, {}, {}
+    lanes, slices, starts, ends, sort = {}, {}, {}, {}, {}
     counters = sorted((ns(e["ts"]), e["pid"], e["name"], round(e["args"]["value"], 3))
                       for e in doc["traceEvents"] if e["ph"] == "C")
     for e in doc["traceEvents"]:
-        if e["ph"] == "M":
+        if e["ph"] == "M" and e["name"] == "thread_sort_index":
+            sort[e["tid"]] = e["args"]["sort_index"]
+        elif e["ph"] == "M":
             number = e["pid"] if e["name"] == "process_name" else e["tid"]
             lanes[number] = e["args"]["name"]
         elif e["ph"] == "X":
@@ -126,7 +128,7 @@ def json_view(path):
         elif e["ph"] == "f":
             ends[e["id"]] = (ns(e["ts"]), e["tid"])
     return (lanes, {k: sorted(v) for k, v in slices.items()}, starts, ends, doc["metadata"],
-            counters)
+            counters, sort)
 
 
 def perfetto_view(packets, case):
@@ -137,7 +139,7 @@ def perfetto_view(packets, case):
     check(all(one(p, "trusted_packet_sequence_id") == 1 for p in packets),
           f"{case}: every packet is on sequence 1")
     names, categories, arguments = {}, {}, {}
-    lanes, slices, starts, ends, metadata = {}, {}, {}, {}, None
+    lanes, slices, starts, ends, metadata, parents = {}, {}, {}, {}, None, {}
     undefined, unpaired, pending = [], [], None
     counter_tracks, counters = {}, []
     timed = []  # (ts, file order, track, type) for the nesting check
@@ -158,6 +160,7 @@ def perfetto_view(packets, case):
                 lanes[one(thread, "tid")] = one(thread, "thread_name")
             else:
                 lanes[one(track, "uuid")] = one(track, "name")
+                parents[one(track, "uuid")] = one(track, "parent_uuid")
         event = one(p, "track_event")
         if not event:
             continue
@@ -214,11 +217,44 @@ def perfetto_view(packets, case):
             broken.append((uuid, ts))
     check(not broken, f"{case}: slices nest on every track in Perfetto's order", str(broken[:3]))
     return (lanes, {k: sorted(v) for k, v in slices.items()}, starts, ends, metadata,
-            sorted(counters))
+            sorted(counters), parents)
 
 
 def run(argv):
     return subprocess.run(argv, capture_output=True, timeout=120)
+
+
+ENGINE = re.compile(r"(?:(?:compute|copy) )?engine \d+\.\d+")
+
+
+def check_engines(case, lanes, sort, p_lanes, parents):
+    """Engine tracks (Perfetto only: device → engine → queue) hold exactly the queues whose name
+    carries the engine; in JSON the queue lanes of one engine share a sort index, and lanes of
+    different engines do not. Removes the engine tracks from p_lanes, JSON having none."""
+    engines = {uuid: name for uuid, name in p_lanes.items() if ENGINE.fullmatch(name)}
+    for uuid in engines:
+        del p_lanes[uuid]
+    devices = {uuid for uuid, parent in parents.items() if parent is None and uuid in p_lanes}
+    queues = {uuid: name for uuid, name in p_lanes.items() if "queue 0x" in name}
+    wrong = []
+    for uuid, name in queues.items():
+        prefix, parent = name.split(": ")[0], parents.get(uuid)
+        if ENGINE.fullmatch(prefix) and engines.get(parent) != prefix:
+            wrong.append((name, "not under its engine"))
+        elif not ENGINE.fullmatch(prefix) and parent not in devices:
+            wrong.append((name, "not under its device"))
+    wrong += [name for uuid, name in engines.items() if parents.get(uuid) not in devices]
+    check(not wrong, f"{case}: {len(engines)} engine tracks under their devices, each queue "
+          "under the engine its name says (or under its device)", str(wrong[:3]))
+    by_engine = {}
+    for number, name in lanes.items():
+        if ENGINE.fullmatch(name.split(": ")[0]):
+            by_engine.setdefault(name.split(": ")[0], set()).add(sort.get(number))
+    ranks = [ranks for ranks in by_engine.values()]
+    check(all(len(r) == 1 and None not in r for r in ranks)
+          and len(set().union(*ranks) if ranks else set()) == len(ranks),
+          f"{case}: the JSON queue lanes of each of {len(ranks)} engines sort together",
+          str(by_engine))
 
 
 def compare_case(merge, protoc, proto, case, traces, scratch):
@@ -229,9 +265,10 @@ def compare_case(merge, protoc, proto, case, traces, scratch):
         if not check(result.returncode == 0, f"{case}: zeprof-merge -l {os.path.basename(path)}",
                      result.stderr.decode(errors="replace")):
             return
-    lanes, slices, starts, ends, metadata, counters = json_view(json_path)
-    p_lanes, p_slices, p_starts, p_ends, p_metadata, p_counters = perfetto_view(
+    lanes, slices, starts, ends, metadata, counters, sort = json_view(json_path)
+    p_lanes, p_slices, p_starts, p_ends, p_metadata, p_counters, parents = perfetto_view(
         decode(protoc, proto, pf_path), case)
+    check_engines(case, lanes, sort, p_lanes, parents)
     check(p_counters == counters,
           f"{case}: the same {len(counters)} counter values (telemetry), on the same devices")
     check(p_lanes.pop(1 << 40, None) == "zeprof", f"{case}: the metadata's own track, \"zeprof\"")

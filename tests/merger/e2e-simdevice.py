@@ -15,6 +15,7 @@ run, no samples) and the node's sampling lock held elsewhere (no samples). Exit 
 when the shim or the simulated device is not built, or LTTng cannot record here."""
 import collections
 import fcntl
+import importlib.util
 import json
 import os
 import re
@@ -34,7 +35,7 @@ EXPECTED_API_CALLS = {
     "zeEventHostSynchronize": 19,
     "zeCommandQueueExecuteCommandLists": 3,
     "zeCommandQueueSynchronize": 3,
-    "zeCommandListDestroy": 2,
+    "zeCommandListDestroy": 3,
 }
 EXPECTED_DEVICE_CALLS = {"zesim_spin": 11, "zeCommandListAppendMemoryCopy": 8,
                          "zeCommandListAppendMemoryFill": 1}
@@ -96,6 +97,7 @@ def main():
         check_traffic(merge, trace, json.loads(result.stdout))
         check_shapes(merge, trace, truth, json.loads(result.stdout))
         check_partial(merge, trace, work, result.stdout, timeline)
+        check_engines(merge, trace, truth, timeline, work)
         # Without sampling the telemetry provider is never loaded: its events are not even
         # registered (not in the trace's metadata).
         check(not any("zeprof_sample" in read_metadata(os.path.join(root, "metadata"))
@@ -105,6 +107,73 @@ def main():
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return exit_status()
+
+
+# The engines l0-workload's queues were created on (ordinal.index), named by the simulated device's
+# queue groups: 0 computes (and copies), 1 only copies.
+EXPECTED_ENGINES = {"compute engine 0.2", "copy engine 1.1", "compute engine 0.1"}
+
+
+def truth_engines(truth_path):
+    """(name, engine) of each execution of the program's own work the device's truth log records
+    (not the barriers and timestamp queries the shim's profiling adds)."""
+    engines = collections.Counter()
+    programs = set(EXPECTED_DEVICE_CALLS) | set(DEMANGLED.values())
+    with open(truth_path, encoding="utf-8") as f:
+        for line in f:
+            entry = json.loads(line)
+            if entry["name"] not in programs:
+                continue
+            kind = "compute" if entry["engine"].startswith("0.") else "copy"
+            engines[(entry["name"], f"{kind} engine {entry['engine']}")] += 1
+    return engines
+
+
+def check_engines(merge, trace, truth_path, timeline_path, work):
+    """Each device slice sits on the engine the truth says it ran on: in JSON the queue lane's
+    name carries the engine; in Perfetto (decoded with protoc, when installed) the queue's track
+    is a child of that engine's track, itself a child of the device's."""
+    truth = truth_engines(truth_path)
+    check({engine for _, engine in truth} == EXPECTED_ENGINES,
+          f"truth engines {sorted({e for _, e in truth})}, expected {sorted(EXPECTED_ENGINES)}")
+    with open(timeline_path, encoding="utf-8") as f:
+        events = json.load(f)["traceEvents"]
+    lanes = {(e["pid"], e["tid"]): e["args"]["name"] for e in events
+             if e["ph"] == "M" and e["name"] == "thread_name"}
+    shown = collections.Counter()
+    for e in events:
+        if e["ph"] == "X" and e["cat"] == "device":
+            engine = lanes.get((e["pid"], e["tid"]), "").split(": ")[0]
+            shown[(DEMANGLED.get(e["name"], e["name"]), engine)] += 1
+    check(shown == truth, "JSON: every device slice on the lane of its engine",
+          f"timeline {sorted(shown.items())}\ntruth {sorted(truth.items())}")
+    protoc = shutil.which("protoc")
+    proto = os.path.join(HERE, "..", "..", "merger", "perfetto_trace.proto")
+    if not protoc:
+        print("protoc not found: the Perfetto engine tracks are not checked here")
+        return
+    spec = importlib.util.spec_from_file_location("check_perfetto",
+                                                  os.path.join(HERE, "check-perfetto.py"))
+    perfetto = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(perfetto)
+    path = os.path.join(work, "timeline.pftrace")
+    result = run([merge, "-l", path, trace])
+    check(result.returncode == 0, f"zeprof-merge -l timeline.pftrace: {result.stderr}")
+    if result.returncode != 0:
+        return
+    tracks, slices, _, _, _, _, parents = perfetto.perfetto_view(
+        perfetto.decode(protoc, proto, path), "simdevice")
+    devices = {uuid for uuid, parent in parents.items() if parent is None}
+    placed = collections.Counter()
+    for uuid, spans in slices.items():
+        engine = parents.get(uuid)
+        for span in spans:
+            if span[3] == "device":
+                under_device = parents.get(engine) in devices
+                placed[(DEMANGLED.get(span[2], span[2]),
+                        tracks.get(engine) if under_device else None)] += 1
+    check(placed == truth, "Perfetto: every device slice on a queue track under its engine's "
+          "track under the device's", f"perfetto {sorted(placed.items())}")
 
 
 SAMPLE_MS = 20

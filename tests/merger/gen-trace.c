@@ -21,6 +21,9 @@
 #include <time.h>
 
 #define DEVICE 0xd0u
+/* device_properties' queue groups: 0 computes and copies, 1 copies (as the simulated device) */
+#define GEN_COMPUTE_GROUPS 0x1u
+#define GEN_COPY_GROUPS 0x3u
 #define CONTEXT 0xc0u
 #define TICK_NS 100u /* 10 MHz */
 #define KERNEL_MASK 0xffffffffull
@@ -114,7 +117,8 @@ static int golden(void)
     lttng_ust_tracepoint(zeprof_ze, zeDeviceGet_entry, 0xd1, 0x7ff100, 0x7ff200);
     lttng_ust_tracepoint(zeprof_ze, zeDeviceGet_exit, 0, 1, DEVICE);
     lttng_ust_tracepoint(zeprof_device, device_properties, DEVICE, 0xd1, "Gen Device",
-                         "00000000000000000000000000000001", 1, 1000000000ull / TICK_NS, 64, 32);
+                         "00000000000000000000000000000001", 1, 1000000000ull / TICK_NS, 64, 32,
+                         GEN_COMPUTE_GROUPS, GEN_COPY_GROUPS);
     anchor(1);
 
     pthread_t thread;
@@ -175,7 +179,8 @@ static int bench(uint64_t iterations)
     lttng_ust_tracepoint(zeprof_ze, zeInit_entry, 0);
     lttng_ust_tracepoint(zeprof_ze, zeInit_exit, 0);
     lttng_ust_tracepoint(zeprof_device, device_properties, DEVICE, 0xd1, "Gen Device",
-                         "00000000000000000000000000000001", 1, 1000000000ull / TICK_NS, 64, 32);
+                         "00000000000000000000000000000001", 1, 1000000000ull / TICK_NS, 64, 32,
+                         GEN_COMPUTE_GROUPS, GEN_COPY_GROUPS);
     anchor(1);
     for (uint64_t i = 1; i <= iterations; i++) {
         launch(i, 0x100, (i & 1) ? "gen_kernel_a" : "gen_kernel_b", 4);

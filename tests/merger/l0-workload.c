@@ -1,6 +1,9 @@
 /*
  * l0-workload: a small Level Zero program with a known shape, for the merger's end-to-end test
  * on the simulated device under the real shim (e2e-simdevice.py knows these counts):
+ * Engines (queue group ordinal.index; e2e-simdevice.py knows them): the immediate list on compute
+ * engine 0.2, the 64 KiB copies on an immediate list of copy engine 1.1, the queue of the
+ * regular list on compute engine 0.1.
  *   immediate list: 8 x zesim_spin (30 us) and 4 x 64 KiB copies, each waited for on an event;
  *   the spins in two launch shapes (SHAPE_* below: 4 of 1x1 groups of size 1x1, then 4 of the
  *   same kernel given another group size and count), for the kernel detail (-k);
@@ -120,6 +123,8 @@ int main(int argc, char **argv)
     TRY(zeEventCreate(pool, &event_desc, &event));
 
     ze_command_queue_desc_t queue_desc = {.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
+                                          .ordinal = 0,
+                                          .index = 2,
                                           .mode = ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS};
     ze_command_list_handle_t immediate;
     TRY(zeCommandListCreateImmediate(context, device, &queue_desc, &immediate));
@@ -150,9 +155,13 @@ int main(int argc, char **argv)
     void *source, *destination;
     TRY(zeMemAllocHost(context, &host_desc, COPY_BYTES, 64, &source));
     TRY(zeMemAllocHost(context, &host_desc, COPY_BYTES, 64, &destination));
+    ze_command_queue_desc_t copy_desc = queue_desc;
+    copy_desc.ordinal = 1;
+    copy_desc.index = 1;
+    ze_command_list_handle_t copier;
+    TRY(zeCommandListCreateImmediate(context, device, &copy_desc, &copier));
     for (int i = 0; i < COPIES; i++) {
-        TRY(zeCommandListAppendMemoryCopy(immediate, destination, source, COPY_BYTES, event, 0,
-                                          NULL));
+        TRY(zeCommandListAppendMemoryCopy(copier, destination, source, COPY_BYTES, event, 0, NULL));
         TRY(zeEventHostSynchronize(event, UINT64_MAX));
         TRY(zeEventHostReset(event));
     }
@@ -197,6 +206,7 @@ int main(int argc, char **argv)
         TRY(zeKernelDestroy(kernel));
     }
 
+    queue_desc.index = 1;
     ze_command_queue_handle_t queue;
     TRY(zeCommandQueueCreate(context, device, &queue_desc, &queue));
     ze_command_list_desc_t list_desc = {.stype = ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC};
@@ -213,6 +223,7 @@ int main(int argc, char **argv)
 
     TRY(zeCommandListDestroy(regular));
     TRY(zeCommandQueueDestroy(queue));
+    TRY(zeCommandListDestroy(copier));
     TRY(zeCommandListDestroy(immediate));
     TRY(zeMemFree(context, source));
     TRY(zeMemFree(context, destination));

@@ -288,18 +288,24 @@ static void test_extended_rows_split_by_thread(void)
     teardown(&f);
 }
 
-/* Device: 10 MHz, 32-bit kernel timestamps, one anchor at host 1 ms = tick 0xfffff000. */
+/* Device 0xd0: 10 MHz, 32-bit kernel timestamps. */
+static struct zm_event device_properties(void)
+{
+    return (struct zm_event){.kind = ZM_EVENT_DEVICE_PROPERTIES,
+                             .ns = 500000,
+                             .pid = 100,
+                             .tid = 1,
+                             .device = 0xd0,
+                             .name = "Dev",
+                             .uuid = "01",
+                             .timer_hz = 10000000,
+                             .kernel_timestamp_valid_bits = 32};
+}
+
+/* The device, and one anchor at host 1 ms = tick 0xfffff000. */
 static void device_setup(struct fixture *f, bool with_anchor)
 {
-    feed(f, (struct zm_event){.kind = ZM_EVENT_DEVICE_PROPERTIES,
-                              .ns = 500000,
-                              .pid = 100,
-                              .tid = 1,
-                              .device = 0xd0,
-                              .name = "Dev",
-                              .uuid = "01",
-                              .timer_hz = 10000000,
-                              .kernel_timestamp_valid_bits = 32});
+    feed(f, device_properties());
     if (!with_anchor)
         return;
     feed(f, (struct zm_event){.kind = ZM_EVENT_CLOCK_SAMPLE_BEGIN,
@@ -670,6 +676,85 @@ static void test_device_samples_become_counters(void)
     zm_telemetry_release(&counters.telemetry);
 }
 
+/* Device spans as the sink receives them (their engines). */
+struct engine_spans {
+    struct zm_device_span spans[8];
+    int count;
+};
+
+static int record_span(void *context, const struct zm_device_span *span)
+{
+    struct engine_spans *spans = context;
+    if (spans->count < 8)
+        spans->spans[spans->count++] = *span;
+    return 0;
+}
+
+/* zeCommandQueueCreate (or zeCommandListCreateImmediate) of `handle` on slot (ordinal, index):
+ * entry, its descriptor, exit with `result`. */
+static void create_queue(struct fixture *f, int64_t ns, const char *function, uint32_t ordinal,
+                         uint32_t index, uint64_t handle, uint32_t result)
+{
+    entry(f, ns, 1, function);
+    struct zm_event desc = api(f, ZM_EVENT_API_DESC, ns + 1, 1, function, 0);
+    desc.queue_slot = true;
+    desc.queue_ordinal = ordinal;
+    desc.queue_index = index;
+    feed(f, desc);
+    struct zm_event exit = api(f, ZM_EVENT_API_EXIT, ns + 2, 1, function, result);
+    exit.created = result == 0 ? handle : 0;
+    feed(f, exit);
+}
+
+/* A timing of work on `queue` (its append not seen: the engine comes from the queue alone). */
+static void timing_on(struct fixture *f, int64_t ns, uint64_t call_id, uint64_t queue)
+{
+    feed(f, (struct zm_event){.kind = ZM_EVENT_DEVICE_TIMING,
+                              .ns = ns,
+                              .pid = 100,
+                              .tid = 1,
+                              .call_id = call_id,
+                              .device = 0xd0,
+                              .queue = queue});
+}
+
+static void test_queue_engines_follow_their_creation(void)
+{
+    struct engine_spans spans = {.count = 0};
+    struct fixture f;
+    struct zm_span_sink sink = {.device_span = record_span, .context = &spans};
+    f.model = zm_model_new(&sink, 100);
+    zm_stats_init(&f.stats, false);
+    CHECK(f.model != NULL);
+    CHECK_EQ(zm_model_begin_host(f.model, "host-a", "/trace"), 0);
+    /* Group 0 computes (and copies), group 1 only copies. */
+    struct zm_event properties = device_properties();
+    properties.groups_known = true;
+    properties.compute_groups = 0x1;
+    properties.copy_groups = 0x3;
+    feed(&f, properties);
+    create_queue(&f, 600000, "zeCommandQueueCreate", 1, 1, 0x300, 0);
+    create_queue(&f, 610000, "zeCommandListCreateImmediate", 0, 2, 0x400, 0);
+    create_queue(&f, 620000, "zeCommandQueueCreate", 0, 3, 0x500, 0x78000004u); /* failed */
+    uint64_t queues[] = {0x300, 0x400, 0x500, 0x600 /* created before the trace */};
+    for (size_t i = 0; i < sizeof(queues) / sizeof(*queues); i++)
+        timing_on(&f, 2000000 + (int64_t)i, 10 + i, queues[i]);
+    /* The handle 0x300 destroyed and created again on another engine: later work goes there. */
+    create_queue(&f, 2100000, "zeCommandQueueCreate", 0, 1, 0x300, 0);
+    timing_on(&f, 2200000, 20, 0x300);
+    CHECK_EQ(zm_model_end_host(f.model), 0);
+    CHECK_EQ(spans.count, 5);
+    const struct zm_engine *e = &spans.spans[0].engine;
+    CHECK(e->known && e->ordinal == 1 && e->index == 1 && e->kind == ZM_ENGINE_COPY);
+    e = &spans.spans[1].engine;
+    CHECK(e->known && e->ordinal == 0 && e->index == 2 && e->kind == ZM_ENGINE_COMPUTE);
+    CHECK(!spans.spans[2].engine.known); /* its creation failed */
+    CHECK(!spans.spans[3].engine.known); /* its creation was not seen */
+    e = &spans.spans[4].engine;
+    CHECK(e->known && e->ordinal == 0 && e->index == 1 && e->kind == ZM_ENGINE_COMPUTE);
+    teardown(&f);
+}
+
 int main(void)
 {
     RUN(test_calls_pair_per_thread);
@@ -692,5 +777,6 @@ int main(void)
     RUN(test_second_host_is_separate);
     RUN(test_kernel_shapes_carry_forward_per_thread_and_name);
     RUN(test_device_samples_become_counters);
+    RUN(test_queue_engines_follow_their_creation);
     return check_status();
 }

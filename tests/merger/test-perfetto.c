@@ -71,10 +71,17 @@ static void test_perfetto_round_trip(void)
     void *writer = zm_perfetto_format.new(file);
     CHECK(writer != NULL);
     struct zm_timeline_lane lanes[] = {
-        {ZM_LANE_PROCESS, 1, 1, "host pid 7", 7, 0},
-        {ZM_LANE_THREAD, 2, 1, "tid 8", 7, 8},
-        {ZM_LANE_DEVICE, 3, 3, "host GPU \xff", 0, 0},
-        {ZM_LANE_QUEUE, 4, 3, "queue 0x10 pid 7", 7, 0},
+        {.kind = ZM_LANE_PROCESS, .number = 1, .process = 1, .parent = 1,
+         .name = "host pid 7", .pid = 7},
+        {.kind = ZM_LANE_THREAD, .number = 2, .process = 1, .parent = 1, .name = "tid 8",
+         .pid = 7, .tid = 8},
+        {.kind = ZM_LANE_DEVICE, .number = 3, .process = 3, .parent = 3,
+         .name = "host GPU \xff"},
+        /* a queue of engine lane 5, described after it: a track may name its parent first */
+        {.kind = ZM_LANE_QUEUE, .number = 4, .process = 3, .parent = 5, .sort_index = 2,
+         .name = "compute engine 0.1: queue 0x10 pid 7", .pid = 7},
+        {.kind = ZM_LANE_ENGINE, .number = 5, .process = 3, .parent = 3,
+         .name = "compute engine 0.1"},
     };
     for (size_t i = 0; i < sizeof(lanes) / sizeof(lanes[0]); i++)
         CHECK_EQ(zm_perfetto_format.lane(writer, &lanes[i], 0), 0);
@@ -145,7 +152,10 @@ static void test_perfetto_round_trip(void)
     CHECK_EQ(packets[2]->track_descriptor->thread->tid, 2);
     CHECK_EQ(packets[2]->track_descriptor->thread->pid, 1);
     CHECK(strcmp(packets[3]->track_descriptor->name, "host GPU \xef\xbf\xbd") == 0);
-    CHECK_EQ(packets[4]->track_descriptor->parent_uuid, 3);
+    /* device 3 → engine 5 → queue 4 */
+    CHECK_EQ(packets[4]->track_descriptor->parent_uuid, 5);
+    CHECK_EQ(packets[5]->track_descriptor->parent_uuid, 3);
+    CHECK(strcmp(packets[5]->track_descriptor->name, "compute engine 0.1") == 0);
     /* Outer before inner at the same instant, each end right after its begin. */
     size_t at = 0;
     const Perfetto__Protos__TrackEvent *begin =

@@ -327,11 +327,12 @@ struct sim_truth_shape {
     ze_group_count_t groups;
     uint32_t group_size[3];
 };
-/* `shape`: a kernel's launch shape (its line then has group_count, group_size and simd), or
- * NULL. */
+/* `engine`: the queue's group ordinal and index (the line's "engine": "ordinal.index"); `shape`:
+ * a kernel's launch shape (its line then has group_count, group_size and simd), or NULL. */
 void sim_truth_record(uint32_t device, const char *kind, const char *name, uint64_t start_ns,
                       uint64_t end_ns, uint64_t start_ticks, uint64_t end_ticks, const void *list,
-                      const void *queue, const struct sim_truth_shape *shape);
+                      const void *queue, const uint32_t engine[2],
+                      const struct sim_truth_shape *shape);
 
 /* ---- sim_memory.c ---- */
 /* Bytes accessible from ptr to the end of its allocation, 0 when ptr is in no allocation. */

@@ -127,7 +127,8 @@ static void record(const struct sim_queue *queue, const void *list, const char *
         return;
     sim_truth_record(queue->device->index, kind, name, span.start_ns, span.end_ns,
                      sim_clock_ticks_at(queue->device, span.start_ns),
-                     sim_clock_ticks_at(queue->device, span.end_ns), list, queue->handle, shape);
+                     sim_clock_ticks_at(queue->device, span.end_ns), list, queue->handle,
+                     (const uint32_t[2]){queue->ordinal, queue->index}, shape);
 }
 
 static struct sim_truth_shape shape_of(const struct sim_kernel_state *kernel,

@@ -55,7 +55,8 @@ bool sim_truth_enabled(void)
 
 void sim_truth_record(uint32_t device, const char *kind, const char *name, uint64_t start_ns,
                       uint64_t end_ns, uint64_t start_ticks, uint64_t end_ticks, const void *list,
-                      const void *queue, const struct sim_truth_shape *shape)
+                      const void *queue, const uint32_t engine[2],
+                      const struct sim_truth_shape *shape)
 {
     if (truth_fd < 0)
         return;
@@ -77,9 +78,10 @@ void sim_truth_record(uint32_t device, const char *kind, const char *name, uint6
     int n = snprintf(line, sizeof(line),
                      "{\"device\":%" PRIu32 ",\"kind\":\"%s\",\"name\":\"%s\",\"start_ns\":%" PRIu64
                      ",\"end_ns\":%" PRIu64 ",\"start_ticks\":%" PRIu64 ",\"end_ticks\":%" PRIu64
-                     ",\"list\":\"%p\",\"queue\":\"%p\"%s}\n",
+                     ",\"list\":\"%p\",\"queue\":\"%p\",\"engine\":\"%" PRIu32 ".%" PRIu32
+                     "\"%s}\n",
                      device, kind, safe, start_ns, end_ns, start_ticks, end_ticks, list, queue,
-                     launch);
+                     engine[0], engine[1], launch);
     if (n <= 0 || (size_t)n >= sizeof(line))
         return;
     pthread_mutex_lock(&truth_lock);
