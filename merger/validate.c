@@ -77,16 +77,16 @@ end:
 
 /* The metadata of one trace directory, as read by metadata_text. */
 struct metadata {
-    char *text;              /* Owned by this; NUL-terminated */
-    bool packetized;         /* LTTng writes packets; a plain text file is someone else's */
-    unsigned char uuid[16];  /* the packets' uuid, when packetized */
+    char *text;             /* Owned by this; NUL-terminated */
+    bool packetized;        /* LTTng writes packets; a plain text file is someone else's */
+    unsigned char uuid[16]; /* the packets' uuid, when packetized */
 };
 
 /* Reads the metadata: packets checked and unwrapped, or the text file as it is. -1 with `why`
  * filled on a bad packet; -1 with `why` empty when it cannot be read (babeltrace2 says why).
  * `name` is the metadata file's path as shown in reasons. */
-static int metadata_text(const char *directory, const char *name, struct metadata *out,
-                         char *why, size_t why_size)
+static int metadata_text(const char *directory, const char *name, struct metadata *out, char *why,
+                         size_t why_size)
 {
     char path[4096];
     snprintf(path, sizeof(path), "%s/metadata", directory);
@@ -116,8 +116,8 @@ static int metadata_text(const char *directory, const char *name, struct metadat
         }
         uint64_t content_bits = load32(header + 24, big), packet_bits = load32(header + 28, big);
         if (load32(header, big) != METADATA_MAGIC) {
-            snprintf(why, why_size, "corrupt metadata %s: packet %zu has a bad magic number",
-                     name, packet);
+            snprintf(why, why_size, "corrupt metadata %s: packet %zu has a bad magic number", name,
+                     packet);
             goto bad;
         }
         /* A last packet whose padding runs past the end is read fine; its content must not. */
@@ -132,8 +132,8 @@ static int metadata_text(const char *directory, const char *name, struct metadat
         }
         /* CTF 1.8 is the only version (babeltrace2 refuses others without saying which). */
         if (header[35] != 1 || header[36] != 8) {
-            snprintf(why, why_size, "corrupt metadata %s: packet %zu says CTF %u.%u, not 1.8",
-                     name, packet, header[35], header[36]);
+            snprintf(why, why_size, "corrupt metadata %s: packet %zu says CTF %u.%u, not 1.8", name,
+                     packet, header[35], header[36]);
             goto bad;
         }
         if (header[32] || header[33] || header[34]) {
@@ -145,8 +145,8 @@ static int metadata_text(const char *directory, const char *name, struct metadat
         /* No checksum scheme: the checksum is 0 (a set bit there is damage). */
         if (load32(header + 20, big) != 0) {
             snprintf(why, why_size,
-                     "corrupt metadata %s: packet %zu has a checksum but no checksum scheme",
-                     name, packet);
+                     "corrupt metadata %s: packet %zu has a checksum but no checksum scheme", name,
+                     packet);
             goto bad;
         }
         if (packet == 0) {
@@ -159,8 +159,8 @@ static int metadata_text(const char *directory, const char *name, struct metadat
         size_t length = (size_t)(content_bits / 8) - METADATA_HEADER_BYTES;
         /* The text ends at the content's end: a NUL inside would cut it short. */
         if (memchr(header + METADATA_HEADER_BYTES, '\0', length)) {
-            snprintf(why, why_size, "corrupt metadata %s: packet %zu's text holds a NUL byte",
-                     name, packet);
+            snprintf(why, why_size, "corrupt metadata %s: packet %zu's text holds a NUL byte", name,
+                     packet);
             goto bad;
         }
         memcpy(text + text_length, header + METADATA_HEADER_BYTES, length);
@@ -370,8 +370,8 @@ static int read_at(int fd, unsigned char *buffer, size_t size, uint64_t offset)
 }
 
 /* Every packet of one stream file in LTTng's layout, of the trace whose uuid is `uuid`. */
-static int check_stream(const char *path, const char *name, bool big,
-                        const unsigned char uuid[16], char *why, size_t why_size)
+static int check_stream(const char *path, const char *name, bool big, const unsigned char uuid[16],
+                        char *why, size_t why_size)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
@@ -447,8 +447,7 @@ static int check_index(const char *directory, const char *name, uint64_t stream_
     uint32_t entry_bytes = size >= INDEX_HEADER_BYTES ? load32(data + 12, true) : 0;
     if (size < INDEX_HEADER_BYTES || load32(data, true) != INDEX_MAGIC ||
         entry_bytes < INDEX_ENTRY_MIN_BYTES || (size - INDEX_HEADER_BYTES) % entry_bytes) {
-        snprintf(why, why_size, "corrupt packet index %s.idx: bad header or truncated entry",
-                 name);
+        snprintf(why, why_size, "corrupt packet index %s.idx: bad header or truncated entry", name);
         goto end;
     }
     uint64_t previous_end = 0;
@@ -496,8 +495,7 @@ int zm_validate_trace(const char *directory, char *why, size_t why_size)
         return -1;
     }
     if (!damaged && metadata.packetized && memcmp(uuid, metadata.uuid, sizeof(uuid)) != 0) {
-        snprintf(why, why_size, "corrupt metadata %s: the trace's uuid is not its packets'",
-                 name);
+        snprintf(why, why_size, "corrupt metadata %s: the trace's uuid is not its packets'", name);
         return -1;
     }
     bool layout = !damaged;
