@@ -159,10 +159,11 @@ def main():
                   f"{case}: nothing written")
             print(f"{case}: {lines[0] if lines else '(nothing)'}")
         # A text that does not parse but keeps LTTng's declarations: babeltrace2's parser
-        # refuses it, in one line too.
+        # refuses it, in one line too. (On the first line: a parse error further on leaks in
+        # libbabeltrace2, which the ASan build of this test would report; tests/fuzz/README.md.)
         unparsable = os.path.join(work, "unparsable")
         shutil.copytree(good, unparsable)
-        replace_text(metadata_of(unparsable), b"fields :=", b"fields {=", count=-1)
+        replace_text(metadata_of(unparsable), b"/* CTF 1.8 */", b"/{ CTF 1.8 */")
         result = run([merge, unparsable])
         check(result.returncode == 2 and len(result.stderr.splitlines()) == 1 and
               "cannot open the CTF trace" in result.stderr, "unparsable: one line",
