@@ -301,9 +301,9 @@ static bool lttng_stream_blocks(const char *text)
     return streams > 0;
 }
 
-/* The declarations LTTng (2.8 and later, UST and kernel) writes once that fix how packets and
- * events are framed: each must be there, once and whole. A renamed content_size, for one,
- * makes babeltrace2 decode a packet's padding as events without a word. */
+/* The declarations LTTng-UST (2.8 and later; kernel traces are untested) writes once that fix how
+ * packets and events are framed: each must be there, once and whole. A renamed content_size, for
+ * one, makes babeltrace2 decode a packet's padding as events without a word. */
 static const struct {
     const char *what, *text;
 } lttng_declarations[] = {
