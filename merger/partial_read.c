@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,29 @@
 static int64_t wrapping_add(int64_t a, int64_t b)
 {
     return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
+/* Times and durations past 2^62 ns (146 years) no trace gives; refused, the difference or sum of
+ * any two of those left fits in 64 bits, which the timeline and the placement rely on (a partial
+ * fuzzed with INT64_MIN as a span's start made them overflow). */
+#define TIME_LIMIT_NS ((int64_t)1 << 62)
+
+/* `value` if it is a time within the limit; else the cursor fails. */
+static int64_t checked_time(struct zm_partial_cursor *cursor, int64_t value)
+{
+    if (value > TIME_LIMIT_NS || value < -TIME_LIMIT_NS)
+        cursor->failed = true;
+    return value;
+}
+
+/* A row's count of calls past 2^48 no host records; refused, the sums of rows stay far from
+ * wrapping (a wrapped count of 0 would divide by zero in the tally). */
+#define CALLS_LIMIT ((uint64_t)1 << 48)
+
+/* A time or duration of the section. */
+static int64_t get_time(struct zm_partial_cursor *cursor)
+{
+    return checked_time(cursor, zm_partial_get_i64(cursor));
 }
 
 bool zm_partial_is_file(const char *path)
@@ -92,9 +116,9 @@ static int replay_devices(struct replay *replay, struct zm_partial_cursor *in)
         for (uint64_t a = 0; a < anchors && status == 0 && !in->failed; a++) {
             struct zm_anchor anchor;
             anchor.id = zm_partial_get_u64(in);
-            anchor.ns = zm_partial_get_i64(in);
+            anchor.ns = get_time(in);
             anchor.ticks = zm_partial_get_u64(in);
-            anchor.uncertainty_ns = zm_partial_get_i64(in);
+            anchor.uncertainty_ns = get_time(in);
             status = zm_clock_add_anchor(&clock, &anchor);
         }
         if (status == 0 && !in->failed)
@@ -118,7 +142,7 @@ static int replay_frames(struct replay *replay, struct zm_partial_cursor *in)
         key.worker = (uint32_t)zm_partial_get_u64(in);
         key.sequence = zm_partial_get_u64(in);
         int64_t pid = zm_partial_get_i64(in);
-        int64_t ns = zm_partial_get_i64(in);
+        int64_t ns = get_time(in);
         if (in->failed || mark > ZM_REMOTE_SERVE_END) {
             in->failed = true;
             return -1;
@@ -164,10 +188,11 @@ static int replay_totals(struct replay *replay, struct zm_partial_cursor *in)
         totals.tid = zm_partial_get_i64(in);
         totals.calls = zm_partial_get_u64(in);
         totals.errors = zm_partial_get_u64(in);
-        totals.total_ns = zm_partial_get_i64(in);
-        totals.min_ns = zm_partial_get_i64(in);
-        totals.max_ns = zm_partial_get_i64(in);
-        if (totals.calls == 0) /* never written: a row holds at least one span */
+        totals.total_ns = get_time(in);
+        totals.min_ns = get_time(in);
+        totals.max_ns = get_time(in);
+        /* never written: a row holds at least one span, and errors are some of its calls */
+        if (totals.calls == 0 || totals.calls > CALLS_LIMIT || totals.errors > totals.calls)
             in->failed = true;
         if (!in->failed && sink->api_totals && sink->api_totals(sink->context, &totals) != 0) {
             snprintf(replay->why, sizeof(replay->why), "out of memory");
@@ -184,10 +209,10 @@ static int replay_totals(struct replay *replay, struct zm_partial_cursor *in)
         get_shape(in, &totals.shape);
         totals.calls = zm_partial_get_u64(in);
         totals.bytes = zm_partial_get_u64(in);
-        totals.total_ns = zm_partial_get_i64(in);
-        totals.min_ns = zm_partial_get_i64(in);
-        totals.max_ns = zm_partial_get_i64(in);
-        if (totals.calls == 0)
+        totals.total_ns = get_time(in);
+        totals.min_ns = get_time(in);
+        totals.max_ns = get_time(in);
+        if (totals.calls == 0 || totals.calls > CALLS_LIMIT)
             in->failed = true;
         if (!in->failed && sink->device_totals &&
             sink->device_totals(sink->context, &totals) != 0) {
@@ -198,11 +223,15 @@ static int replay_totals(struct replay *replay, struct zm_partial_cursor *in)
     return in->failed ? -1 : 0;
 }
 
+/* A double of the section: finite, as every value and sum the writer is given (a NaN would be
+ * written into the timeline's JSON as no number at all). */
 static double get_double(struct zm_partial_cursor *in)
 {
     uint64_t bits = zm_partial_get_fixed64(in);
     double value;
     memcpy(&value, &bits, sizeof(value));
+    if (!isfinite(value))
+        in->failed = true;
     return value;
 }
 
@@ -216,14 +245,14 @@ static int replay_telemetry(struct replay *replay, struct zm_partial_cursor *in)
             !(row.device_name = get_name(replay, in)))
             return -1;
         row.samples = zm_partial_get_u64(in);
-        row.first_ns = zm_partial_get_i64(in);
-        row.last_ns = zm_partial_get_i64(in);
-        row.busy_interval_ns = zm_partial_get_i64(in);
+        row.first_ns = get_time(in);
+        row.last_ns = get_time(in);
+        row.busy_interval_ns = get_time(in);
         row.busy_ns = get_double(in);
         row.utilization_max = get_double(in);
         row.frequency_sum = get_double(in);
         row.frequency_count = zm_partial_get_u64(in);
-        row.power_interval_ns = zm_partial_get_i64(in);
+        row.power_interval_ns = get_time(in);
         row.energy_j = get_double(in);
         row.memory_peak_mib = get_double(in);
         row.has_memory = zm_partial_get_u64(in) != 0;
@@ -240,8 +269,8 @@ static int replay_telemetry(struct replay *replay, struct zm_partial_cursor *in)
 static int replay_summary(struct replay *replay, struct zm_partial_cursor *in, bool spans_omitted)
 {
     struct zm_replayed_host host = {.spans_omitted = spans_omitted};
-    host.first_ns = zm_partial_get_i64(in);
-    host.last_ns = zm_partial_get_i64(in);
+    host.first_ns = get_time(in);
+    host.last_ns = get_time(in);
     host.seen_event = zm_partial_get_u64(in) != 0;
     host.zeprof_events = zm_partial_get_u64(in);
     host.processes = zm_partial_get_u64(in);
@@ -313,9 +342,9 @@ static int replay_spans(struct replay *replay, struct zm_partial_cursor *in)
                 goto end;
             }
             sample.kind = (enum zm_counter_kind)kind;
-            sample.time_ns = wrapping_add(previous_ns, zm_partial_get_i64(in));
+            sample.time_ns = checked_time(in, wrapping_add(previous_ns, zm_partial_get_i64(in)));
             previous_ns = sample.time_ns;
-            sample.interval_ns = zm_partial_get_i64(in);
+            sample.interval_ns = get_time(in);
             sample.value = get_double(in);
             if (in->failed)
                 goto end;
@@ -339,12 +368,12 @@ static int replay_spans(struct replay *replay, struct zm_partial_cursor *in)
                 goto end;
         }
         /* wrapping sums: a corrupt delta must not be undefined behaviour */
-        int64_t start_ns = wrapping_add(previous_ns, zm_partial_get_i64(in));
-        int64_t length_ns = zm_partial_get_i64(in);
+        int64_t start_ns = checked_time(in, wrapping_add(previous_ns, zm_partial_get_i64(in)));
+        int64_t length_ns = get_time(in);
         previous_ns = start_ns;
         if (!is_device) {
             api.start_ns = start_ns;
-            api.end_ns = wrapping_add(start_ns, length_ns);
+            api.end_ns = checked_time(in, wrapping_add(start_ns, length_ns));
             api.result = (uint32_t)zm_partial_get_u64(in);
             api.synthetic = tag & 2;
             if (in->failed)
@@ -356,9 +385,9 @@ static int replay_spans(struct replay *replay, struct zm_partial_cursor *in)
         device.anchored = tag & 2;
         device.linked = tag & 4;
         device.start_ns = start_ns;
-        device.end_ns = wrapping_add(start_ns, length_ns);
-        device.uncertainty_ns = zm_partial_get_i64(in);
-        device.duration_ns = zm_partial_get_i64(in);
+        device.end_ns = checked_time(in, wrapping_add(start_ns, length_ns));
+        device.uncertainty_ns = get_time(in);
+        device.duration_ns = get_time(in);
         device.call_id = zm_partial_get_u64(in);
         device.execution = zm_partial_get_u64(in);
         device.bytes = zm_partial_get_u64(in);
@@ -366,7 +395,7 @@ static int replay_spans(struct replay *replay, struct zm_partial_cursor *in)
         get_shape(in, &device.shape);
         if (device.linked) {
             device.api_tid = zm_partial_get_i64(in);
-            device.append_ns = wrapping_add(start_ns, zm_partial_get_i64(in));
+            device.append_ns = checked_time(in, wrapping_add(start_ns, zm_partial_get_i64(in)));
         }
         if (tag & 16) {
             device.engine.known = true;

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""fuzz-merge.py: zeprof-merge on mutated CTF traces must never hang, never abort, never leave a
-temporary file, and never trip a sanitizer (docs/merger.md, "Guarantees").
+"""fuzz-merge.py: zeprof-merge on mutated CTF traces and mutated partials must never hang, never
+abort, never leave a temporary file, and never trip a sanitizer (docs/merger.md, "Guarantees").
 
-  fuzz-merge.py [--cases N] [--seed S] [--jobs J] [--keep DIR] [--trace DIR]...
-                MERGE GEN_TRACE RECORD_TRACE
+  fuzz-merge.py [--cases N] [--partial-cases N] [--seed S] [--jobs J] [--keep DIR]
+                [--trace DIR]... MERGE GEN_TRACE RECORD_TRACE
 
 Seed traces: recorded here from gen-trace when LTTng is there (golden, and golden with tiny
 buffers: many packets, discarded events), plus any --trace DIR (CI adds the checked-in golden
@@ -18,6 +18,10 @@ edits, index edits, files removed or emptied) and runs zeprof-merge with one of 
   - no FILE.tmp.* is left beside the -l target, and no sanitizer log was written
     (ASAN_OPTIONS/UBSAN_OPTIONS log_path point into the work directory; lsan-babeltrace.supp
     names the two leaks of libbabeltrace2 itself, on its error paths, that are not reported).
+Partial cases (--partial-cases, tests/fuzz/README.md "Partials"): partials reduced here from the
+seed traces, mutated inside their sections (hashes made right again), as whole sections, in the
+header or as raw bytes, then read as a tally, -e, -j, -l, reduced again or beside a trace; a
+--reduce that succeeds must write a partial that reads back, one that fails must write nothing.
 A failing case is kept under --keep (default: the work directory, then not removed) with the
 command that reproduces it. Exit 77 (skip) when LTTng cannot record here."""
 import argparse
@@ -241,7 +245,8 @@ def packet_context_without_content_size(rng, folder):
     """The metadata's packet context loses content_size (renamed, same length): babeltrace2 then
     decodes a packet's padding as events and runs out of data in the middle of one, a case
     where babeltrace2 2.0.4 kept the half-decoded event for ever (found by the campaign: seed
-    20, case 6388, a bit flip; merger/reader.c, release_unfinished_events)."""
+    20, case 6388, a bit flip; merger/reader.c, release_unfinished_events). validate now refuses
+    it first; the case stays, and reaches babeltrace2 with ZEPROF_MERGE_SKIP_VALIDATION=1."""
     path = os.path.join(folder, "metadata")
     data = read(path)
     at = data.find(b"content_size;")
@@ -253,8 +258,11 @@ def packet_context_without_content_size(rng, folder):
 
 
 # Shapes that once failed, applied alone to every seed trace before the random cases (so that the
-# bounded run in CI keeps them): name, mutation, mode.
-REGRESSIONS = [("no-content-size", packet_context_without_content_size, "-e")]
+# bounded run in CI keeps them): name, mutation, mode, environment. no-content-size is refused by
+# validate now: the checks are skipped so that babeltrace2 still decodes the padding as events.
+REGRESSIONS = [("no-content-size", packet_context_without_content_size, "-e",
+                {"ZEPROF_MERGE_SKIP_VALIDATION": "1"}),
+               ("no-content-size-refused", packet_context_without_content_size, "-e", {})]
 
 
 def mutate(rng, folder):
@@ -270,13 +278,398 @@ def mutate(rng, folder):
     return done
 
 
+# ---- Partials (zeprof-merge --reduce; docs/merger.md "Partials") ----------------------------
+
+PARTIAL_MAGIC = b"ZEPROFPT"
+FNV_OFFSET, FNV_PRIME = 0xCBF29CE484222325, 0x100000001B3
+
+
+def fnv1a(data):
+    value = FNV_OFFSET
+    for byte in data:
+        value = ((value ^ byte) * FNV_PRIME) & 0xFFFFFFFFFFFFFFFF
+    return value
+
+
+class Partial:
+    """A partial split into its header fields and its sections (spans, summary per host), so that
+    a mutation can edit a section and the file be rebuilt with hashes that match: the decoder
+    behind the hashes is what gets fuzzed, not only the hash checks."""
+
+    def __init__(self, data):
+        self.version = int.from_bytes(data[8:12], "little")
+        self.hosts = int.from_bytes(data[12:16], "little")
+        self.sections, at = [], 32
+        for _ in range(2 * self.hosts):
+            size = int.from_bytes(data[at:at + 8], "little")
+            self.sections.append(bytearray(data[at + 16:at + 16 + size]))
+            at += 16 + size
+
+    def build(self, size_delta=0):
+        body = b"".join(len(section).to_bytes(8, "little") + fnv1a(section).to_bytes(8, "little")
+                        + section for section in self.sections)
+        head = (PARTIAL_MAGIC + self.version.to_bytes(4, "little") +
+                (self.hosts % (1 << 32)).to_bytes(4, "little") +
+                ((32 + len(body) + size_delta) % (1 << 64)).to_bytes(8, "little"))
+        return bytearray(head + fnv1a(head).to_bytes(8, "little") + body)
+
+
+def varint(value):
+    out = bytearray()
+    while True:
+        out.append(value & 0x7F | (0x80 if value >> 7 else 0))
+        value >>= 7
+        if not value:
+            return bytes(out)
+
+
+def varint_starts(section):
+    """Offsets where a varint may start (after a byte whose continuation bit is clear)."""
+    return [0] + [i + 1 for i, byte in enumerate(section[:-1]) if not byte & 0x80]
+
+
+def varint_end(section, start):
+    end = start
+    while end < len(section) and section[end] & 0x80:
+        end += 1
+    return min(end + 1, len(section))
+
+
+def pick_section(rng, partial):
+    """A host's spans (even index) or summary (odd), skipping empty spans sections."""
+    filled = [i for i, section in enumerate(partial.sections) if section]
+    return rng.choice(filled) if filled else None
+
+
+def section_name(index):
+    return f"host {index // 2 + 1} {'spans' if index % 2 == 0 else 'summary'}"
+
+
+def section_edit(rng, partial):
+    """Edits inside one section, whose hash is then made right again."""
+    index = pick_section(rng, partial)
+    if index is None:
+        return "no section to edit"
+    section = partial.sections[index]
+    edit = rng.choice(["bit flips", "varint overflow", "huge number", "huge number",
+                       "huge number", "not a number", "cut", "insert", "duplicate range",
+                       "zero range"])
+    where = section_name(index)
+    if edit == "bit flips":
+        count = rng.choice([1, 1, 2, 4, 8])
+        for _ in range(count):
+            section[rng.randrange(len(section))] ^= 1 << rng.randrange(8)
+        return f"{where}: {count} bit flips"
+    if edit in ("varint overflow", "huge number"):
+        start = rng.choice(varint_starts(section))
+        end = varint_end(section, start)
+        if edit == "varint overflow":
+            new = b"\xff" * rng.choice([10, 11, 16]) + b"\x01"  # more than 64 bits
+        else:
+            # 2^64-1 and 2^64-2 are INT64_MIN and INT64_MAX where the value is signed (zigzag)
+            value = rng.choice([1 << 31, 1 << 32, (1 << 63) - 1, 1 << 63, (1 << 64) - 1,
+                                (1 << 64) - 1, (1 << 64) - 2, (1 << 64) - 2, 1 << 62,
+                                len(section), len(section) + 1, 2 * len(section) + 7,
+                                rng.getrandbits(64)])
+            new = varint(value)
+        section[start:end] = new
+        return f"{where}: varint at {start} -> {new.hex()}"
+    if edit == "not a number":
+        # A NaN or an infinity where a double (telemetry, counter values) may be.
+        start = rng.randrange(max(len(section) - 7, 1))
+        section[start:start + 8] = rng.choice([b"\x00" * 6 + b"\xf8\x7f", b"\x00" * 6 + b"\xf0\x7f",
+                                               b"\x00" * 6 + b"\xf0\xff"])
+        return f"{where}: NaN or infinity at {start}"
+    if edit == "cut":
+        start = rng.randrange(len(section))
+        end = rng.choice([len(section), min(len(section), start + rng.randrange(1, 32))])
+        del section[start:end]
+        return f"{where}: bytes {start}..{end} cut"
+    if edit == "insert":
+        start = rng.randrange(len(section) + 1)
+        section[start:start] = bytes(rng.getrandbits(8) for _ in range(rng.randrange(1, 16)))
+        return f"{where}: random bytes inserted at {start}"
+    start = rng.randrange(len(section))
+    end = min(len(section), start + rng.randrange(1, 64))
+    if edit == "zero range":
+        section[start:end] = bytes(end - start)
+        return f"{where}: bytes {start}..{end} zeroed"
+    section[end:end] = section[start:end]
+    return f"{where}: bytes {start}..{end} duplicated"
+
+
+def host_edit(rng, partial):
+    """Whole sections: duplicated, swapped, dropped, or the host count made wrong."""
+    edit = rng.choice(["duplicate host", "duplicate host, count kept", "swap sections",
+                       "drop host", "host count", "duplicate section"])
+    host = rng.randrange(partial.hosts)
+    pair = partial.sections[2 * host:2 * host + 2]
+    if edit.startswith("duplicate host"):
+        partial.sections[2 * host:2 * host] = [bytearray(s) for s in pair]
+        partial.hosts += edit == "duplicate host"
+    elif edit == "swap sections":
+        partial.sections[2 * host], partial.sections[2 * host + 1] = pair[1], pair[0]
+    elif edit == "drop host":
+        del partial.sections[2 * host:2 * host + 2]
+        partial.hosts -= 1
+    elif edit == "host count":
+        partial.hosts = rng.choice([0, partial.hosts + 1, partial.hosts + 1000, (1 << 32) - 1])
+    else:
+        index = rng.randrange(len(partial.sections))
+        partial.sections.insert(index, bytearray(partial.sections[index]))
+    return f"host {host + 1}: {edit} (hosts now {partial.hosts})"
+
+
+def header_edit(rng, partial):
+    """A wrong version, size or hash, the rest made consistent (so that each check is reached
+    alone)."""
+    edit = rng.choice(["version", "file size", "header hash", "magic"])
+    data = partial.build()
+    if edit == "version":
+        partial.version = rng.choice([0, 2, 3, 255, 1 << 16, (1 << 32) - 1])
+        return f"version {partial.version}", partial.build()
+    if edit == "file size":
+        delta = rng.choice([-1, 1, -len(data), 1 << 40])
+        return f"file size off by {delta}", partial.build(size_delta=delta)
+    if edit == "header hash":
+        data[24 + rng.randrange(8)] ^= 1 << rng.randrange(8)
+        return "header hash flipped", data
+    data[rng.randrange(8)] ^= 1 << rng.randrange(8)
+    return "magic flipped", data
+
+
+def raw_edit(rng, data):
+    """Bytes of the file edited as they are: the hashes catch them."""
+    edit = rng.choice(["bit flips", "truncation", "truncation", "append"])
+    if edit == "bit flips":
+        count = rng.choice([1, 2, 8])
+        for _ in range(count):
+            data[rng.randrange(len(data))] ^= 1 << rng.randrange(8)
+        return f"{count} bit flips in the file", data
+    if edit == "truncation":
+        size = rng.choice([0, 7, 31, 32, rng.randrange(len(data)), len(data) - 1])
+        return f"truncated to {size} of {len(data)}", data[:size]
+    return "bytes appended", data + bytes(rng.getrandbits(8) for _ in range(rng.randrange(1, 40)))
+
+
+def mutate_partial(rng, data):
+    """One to three mutations of the partial DATA: the new bytes and what was done."""
+    partial = Partial(data)
+    done = []
+    kind = rng.choices(["section", "host", "header", "raw"], weights=[6, 2, 1, 1])[0]
+    if kind == "section":
+        done += [section_edit(rng, partial) for _ in range(rng.choice([1, 1, 1, 2, 3]))]
+        data = partial.build()
+    elif kind == "host":
+        done.append(host_edit(rng, partial))
+        if rng.random() < 0.5 and partial.hosts > 0 and partial.sections:
+            done.append(section_edit(rng, partial))
+        data = partial.build()
+    elif kind == "header":
+        what, data = header_edit(rng, partial)
+        done.append(what)
+    else:
+        what, data = raw_edit(rng, bytearray(data))
+        done.append(what)
+    return data, done
+
+
+def make_partials(merge, traces, work):
+    """Seed partials made here from the seed traces: one per trace, one without spans, one of two
+    hosts; the golden traces make the same partials on every run."""
+    partials = []
+    jobs = [([trace], []) for trace in traces] + [([traces[0]], ["--no-spans"])]
+    if len(traces) > 1:
+        jobs.append((traces[:2], []))
+    for number, (inputs, options) in enumerate(jobs):
+        path = os.path.join(work, f"seed-{number}.partial")
+        result = subprocess.run([merge, "--reduce", *options, *inputs, "-o", path],
+                                capture_output=True, timeout=300)
+        if result.returncode != 0:
+            raise RuntimeError(f"could not reduce {inputs}: {result.stderr!r}")
+        partials.append(path)
+    return partials
+
+
+def read_varint(data, at):
+    value = shift = 0
+    while True:
+        byte = data[at]
+        value |= (byte & 0x7F) << shift
+        at, shift = at + 1, shift + 7
+        if not byte & 0x80:
+            return value, at
+
+
+def span_records(spans):
+    """The records of a spans section as merger/partial_read.c (replay_spans) reads them: kind,
+    the offset of its time (counter) or start delta (span), and where it ends. Raises ValueError
+    when the walk does not end at the section's end (the layout changed: update this too)."""
+    records, at, names = [], 0, [0]
+
+    def skip(count):
+        nonlocal at
+        for _ in range(count):
+            at = read_varint(spans, at)[1]
+
+    def name():
+        nonlocal at
+        number, at = read_varint(spans, at)
+        if number == names[0]:  # new: its text follows
+            names[0] += 1
+            length, at = read_varint(spans, at)
+            at += length
+
+    try:
+        while at < len(spans):
+            tag, at = read_varint(spans, at)
+            skip(1)  # pid
+            if tag == 8:
+                skip(1)  # device label
+                name()
+                skip(1)  # kind
+                time_at = at
+                skip(2)  # time, interval
+                records.append(("counter", time_at, at + 8))
+                at += 8  # the value, a double
+                continue
+            if tag & 1:
+                skip(1)  # device label
+                name()
+                skip(1)  # queue
+                name()
+            else:
+                skip(1)  # tid
+                name()
+            time_at = at
+            skip(2)  # start, length
+            if not tag & 1:
+                skip(1)  # result
+            else:
+                skip(6)  # uncertainty, duration, call id, execution, bytes, direction
+                known, at = read_varint(spans, at)
+                skip(7 if known else 0)  # the launch shape
+                skip(2 if tag & 4 else 0)  # the append's thread and time
+            records.append(("device" if tag & 1 else "api", time_at, at))
+    except IndexError:
+        raise ValueError("the spans section ends inside a record") from None
+    if at != len(spans):
+        raise ValueError("the spans section is not the records partial_read.c reads")
+    return records
+
+
+def first_span_start_max(partial):
+    """The first span's start made INT64_MAX (the timeline once overflowed)."""
+    spans = partial.sections[0]
+    first = next((r for r in span_records(spans) if r[0] != "counter"), None)
+    if not first:
+        return None
+    kind, time_at, _ = first
+    spans[time_at:read_varint(spans, time_at)[1]] = varint((1 << 64) - 2)
+    return f"first {kind} span's start = INT64_MAX"
+
+
+def counter_value_nan(partial):
+    """A counter sample's value made NaN (the timeline once wrote it as no JSON number)."""
+    spans = partial.sections[0]
+    counters = [r for r in span_records(spans) if r[0] == "counter"]
+    if not counters:
+        return None
+    end = counters[0][2]
+    spans[end - 8:end] = b"\x00" * 6 + b"\xf8\x7f"
+    return "first counter sample's value = NaN"
+
+
+def calls_wrapping(partial, merge, source):
+    """An API row's calls made 2^64 - calls, so that with the original partial beside it the
+    row's sum wraps to 0 (the tally once divided by it)."""
+    rows = json.loads(subprocess.run([merge, "-j", "-e", source], capture_output=True,
+                                     timeout=HANG_SECONDS, check=True).stdout)["api"]
+    summary = partial.sections[1]
+    for row in rows:
+        name = row["name"].encode()
+        at = summary.find(varint(len(name)) + name)
+        if at < 0:
+            continue
+        at += len(varint(len(name))) + len(name)
+        at = read_varint(summary, read_varint(summary, at)[1])[1]  # pid, tid
+        calls, end = read_varint(summary, at)
+        if calls == row["calls"]:
+            summary[at:end] = varint((1 << 64) - calls)
+            return f"{row['name']} calls = 2^64 - {calls}, beside the original partial"
+    return None
+
+
+# Partial shapes that once failed, run on every seed partial of one host with spans before the
+# random cases: name, mutation, mode ("beside" reads the original partial too).
+PARTIAL_REGRESSIONS = [("span-start-max", first_span_start_max, "-l"),
+                       ("counter-nan", counter_value_nan, "-l"),
+                       ("calls-wrapping", calls_wrapping, "beside")]
+
+
+def run_partial_regression(merge, source, shape, index, work):
+    name, mutation, mode = shape
+    case_dir = os.path.join(work, f"partial-regression-{name}-{index}")
+    os.makedirs(os.path.join(case_dir, "out"))
+    with open(source, "rb") as f:
+        partial = Partial(bytearray(f.read()))
+    try:
+        what = (mutation(partial, merge, source) if mutation is calls_wrapping
+                else mutation(partial))
+    except ValueError as error:
+        return {"status": None, "seconds": 0, "reason": "", "command": [], "dir": case_dir,
+                "problems": [f"layout not recognised: {error}"], "index": index,
+                "what": [os.path.basename(source)], "regression": name}
+    if what is None:  # nothing of that shape in this partial
+        shutil.rmtree(case_dir, ignore_errors=True)
+        return None
+    mutated = os.path.join(case_dir, "mutated.partial")
+    write(mutated, partial.build())
+    target = os.path.join(case_dir, "out", "timeline.json")
+    command = ([merge, "-l", target, mutated] if mode == "-l" else
+               [merge, "-j", source, mutated])
+    outcome = run_and_judge(command, "-l" if mode == "-l" else "-j", target, case_dir)
+    outcome.update(index=index, what=[os.path.basename(source), what], regression=name)
+    return outcome
+
+
+def run_partial_case(merge, partials, traces, seed, index, work):
+    """Case `index` of `seed` on a mutated partial, read as a tally, -e, -j, a timeline, reduced
+    again, or beside a trace."""
+    rng = random.Random(f"partial:{seed}:{index}")
+    source = rng.choice(partials)
+    case_dir = os.path.join(work, f"partial-case-{index}")
+    os.makedirs(os.path.join(case_dir, "out"))
+    with open(source, "rb") as f:
+        data, what = mutate_partial(rng, bytearray(f.read()))
+    partial = os.path.join(case_dir, "mutated.partial")
+    write(partial, data)
+    mode = rng.choice(["tally", "-e", "-j", "-l", "-l", "--reduce", "--reduce", "with-trace"])
+    target = os.path.join(case_dir, "out", "output.partial" if mode == "--reduce" else
+                          "timeline.json")
+    command = [merge]
+    if mode == "-l":
+        command += ["-l", target, partial]
+    elif mode == "--reduce":
+        command += ["--reduce", partial, "-o", target]
+    elif mode == "with-trace":
+        inputs = [partial, rng.choice(traces)]
+        rng.shuffle(inputs)
+        command += ["-j", *inputs]
+    else:
+        command += ([] if mode == "tally" else [mode]) + [partial]
+    outcome = run_and_judge(command, "-j" if mode == "with-trace" else mode, target, case_dir)
+    outcome.update(index=index, what=[os.path.basename(source)] + what, regression=None)
+    return outcome
+
+
 # ---- Running one case ----------------------------------------------------------------------
 
 def run_case(merge, seeds, seed, index, work, regression=None):
-    """Case `index` of `seed`, or with `regression` = (name, mutation, mode, seed trace), that
-    one fixed shape."""
+    """Case `index` of `seed`, or with `regression` = (name, mutation, mode, environment, seed
+    trace), that one fixed shape."""
     rng = random.Random(f"{seed}:{index}")
-    seed_trace = regression[3] if regression else rng.choice(seeds)
+    seed_trace = regression[4] if regression else rng.choice(seeds)
     case_dir = os.path.join(work, f"case-{index}" if not regression else
                             f"regression-{regression[0]}-{index}")
     trace = os.path.join(case_dir, "trace")
@@ -296,11 +689,20 @@ def run_case(merge, seeds, seed, index, work, regression=None):
     elif mode != "tally":
         command.append(mode)
     command += [trace] * (1 if regression else rng.choice([1, 1, 1, 2]))
+    outcome = run_and_judge(command, mode, target, case_dir, regression[3] if regression else {})
+    outcome.update(index=index, what=what,
+                   regression=regression[0] if regression else None)
+    return outcome
+
+
+def run_and_judge(command, mode, target, case_dir, extra_env=None):
+    """Runs one case's command and judges it (the verdicts of the docstring); the case directory
+    is removed when nothing is wrong."""
     sanitizer_logs = os.path.join(case_dir, "sanitizer")
     # handle_sigfpe=0: an integer division by zero in libbabeltrace2 (not instrumented) kills the
     # decoder by SIGFPE as in a normal build, for the supervisor to contain; UBSan still reports
     # any of ours.
-    env = dict(os.environ,
+    env = dict(os.environ, **(extra_env or {}),
                ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "detect_leaks=1") +
                f":fast_unwind_on_malloc=0:handle_sigfpe=0:log_path={sanitizer_logs}",
                LSAN_OPTIONS=os.environ.get("LSAN_OPTIONS", "") +
@@ -336,8 +738,14 @@ def run_case(merge, seeds, seed, index, work, regression=None):
                 json.load(f)
         except (OSError, ValueError) as error:
             problems.append(f"-l output is not JSON: {error}")
+    if status == 0 and mode == "--reduce":
+        # A complete partial: it reads back.
+        check = subprocess.run([command[0], target], capture_output=True, timeout=HANG_SECONDS,
+                               env=env)
+        if check.returncode != 0:
+            problems.append(f"the partial written does not read back: {check.stderr[-300:]!r}")
     if status == 2 and os.path.exists(target):
-        problems.append("a timeline was written by a failed run")
+        problems.append("an output was written by a failed run")
     temporary = [f for f in os.listdir(os.path.dirname(target)) if ".tmp." in f]
     if temporary:
         problems.append(f"temporary files left: {temporary}")
@@ -346,9 +754,8 @@ def run_case(merge, seeds, seed, index, work, regression=None):
         with open(os.path.join(case_dir, logs[0]), encoding="utf-8", errors="replace") as f:
             problems.append("sanitizer report: " + f.read()[:2000])
     reason = lines[0].split("reason=", 1)[-1] if status == 2 and lines else ""
-    outcome = {"index": index, "status": status, "seconds": seconds, "reason": reason,
-               "what": what, "command": command, "problems": problems, "dir": case_dir,
-               "regression": regression[0] if regression else None}
+    outcome = {"status": status, "seconds": seconds, "reason": reason, "command": command,
+               "problems": problems, "dir": case_dir}
     if not problems:
         shutil.rmtree(case_dir, ignore_errors=True)
     return outcome
@@ -370,7 +777,10 @@ def record_seeds(record_trace, gen_trace, work):
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--cases", type=int, default=300)
+    parser.add_argument("--cases", type=int, default=300,
+                        help="cases on mutated traces (ZEPROF_FUZZ_CASES overrides)")
+    parser.add_argument("--partial-cases", type=int, default=0,
+                        help="cases on mutated partials (ZEPROF_FUZZ_PARTIAL_CASES overrides)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--first", type=int, default=0, help="index of the first case")
     parser.add_argument("--jobs", type=int, default=2)
@@ -381,6 +791,9 @@ def main():
     parser.add_argument("gen_trace")
     parser.add_argument("record_trace")
     args = parser.parse_args()
+    # More cases than CI's bounded run without editing meson.build: the same test, longer.
+    args.cases = int(os.environ.get("ZEPROF_FUZZ_CASES", args.cases))
+    args.partial_cases = int(os.environ.get("ZEPROF_FUZZ_PARTIAL_CASES", args.partial_cases))
     merge = os.path.abspath(args.merge)
     if not shutil.which("lttng-sessiond") and not args.trace:
         print("lttng-sessiond not found: skipping")
@@ -400,14 +813,23 @@ def main():
                 return 1
         started = time.monotonic()
         counts = {0: 0, 2: 0}
-        crashes = stalls = slowest = 0
+        crashes = stalls = slowest = skipped = 0
+        partials = make_partials(merge, seeds, work) if args.partial_cases else []
         with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
             futures = [pool.submit(run_case, merge, seeds, args.seed, i, work, (*shape, path))
-                       for shape in REGRESSIONS for i, path in enumerate(seeds)]
+                       for shape in REGRESSIONS for i, path in enumerate(seeds) if args.cases]
             futures += [pool.submit(run_case, merge, seeds, args.seed, i, work)
                         for i in range(args.first, args.first + args.cases)]
+            futures += [pool.submit(run_partial_regression, merge, path, shape, i, work)
+                        for shape in PARTIAL_REGRESSIONS
+                        for i, path in enumerate(partials[:len(seeds)]) if args.partial_cases]
+            futures += [pool.submit(run_partial_case, merge, partials, seeds, args.seed, i, work)
+                        for i in range(args.first, args.first + args.partial_cases)]
             for future in concurrent.futures.as_completed(futures):
                 outcome = future.result()
+                if outcome is None:  # a regression shape this seed does not have
+                    skipped += 1
+                    continue
                 if outcome["status"] in counts:
                     counts[outcome["status"]] += 1
                 crashes += "decoder crashed" in outcome["reason"]
@@ -422,8 +844,9 @@ def main():
                     kept = os.path.join(keep, os.path.basename(outcome["dir"]))
                     if kept != outcome["dir"]:
                         shutil.move(outcome["dir"], kept)
-                    which = (f"regression {outcome['regression']} on seed trace {outcome['index']}"
+                    which = (f"regression {outcome['regression']} on seed {outcome['index']}"
                              if outcome["regression"] else
+                             f"{'partial ' if 'partial-case' in outcome['dir'] else ''}"
                              f"case {outcome['index']} (seed {args.seed})")
                     print(f"FAIL {which}: "
                           f"{'; '.join(outcome['problems'])[:3000]}\n"
@@ -431,8 +854,9 @@ def main():
                           f"  command: {' '.join(outcome['command'])}\n  kept in {kept}")
         def failing(kind):
             return sum(any(p.startswith(kind) for p in f["problems"]) for f in failed)
-        print(f"fuzz-merge: seed {args.seed}, {args.cases} cases and "
-              f"{len(futures) - args.cases} regression cases in "
+        print(f"fuzz-merge: seed {args.seed}, {args.cases} trace cases, "
+              f"{args.partial_cases} partial cases and "
+              f"{len(futures) - args.cases - args.partial_cases - skipped} regression cases in "
               f"{time.monotonic() - started:.0f} s: {counts[0]} exit 0, {counts[2]} exit 2 "
               f"({crashes} decoder crashes and {stalls} stalls contained), slowest "
               f"{slowest:.1f} s, {len(failed)} failing ({failing('hang')} hangs, "

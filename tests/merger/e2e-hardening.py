@@ -371,8 +371,13 @@ def reader_checks(merge, good, work):
             edit_metadata(folder, old, new)
         shutil.rmtree(os.path.join(folder, "index"))
 
-    failure_case(merge, work, "no-clock", mutate(good, work, "no-clock", no_clock),
-                 "no clock")
+    # The packet context loses its clock too: the framing checks refuse that first, so the
+    # reader's own check is reached without them.
+    no_clock_trace = mutate(good, work, "no-clock", no_clock)
+    failure_case(merge, work, "no-clock", no_clock_trace, "no clock",
+                 env={"ZEPROF_MERGE_SKIP_VALIDATION": "1"})
+    failure_case(merge, work, "no-clock-validated", no_clock_trace,
+                 "declaration of uint27_clock_monotonic_t is missing or damaged")
 
 
 def main():
