@@ -550,6 +550,7 @@ def span_records(spans):
                 known, at = read_varint(spans, at)
                 skip(7 if known else 0)  # the launch shape
                 skip(2 if tag & 4 else 0)  # the append's thread and time
+                skip(3 if tag & 16 else 0)  # the engine: ordinal, index, kind
             records.append(("device" if tag & 1 else "api", time_at, at))
     except IndexError:
         raise ValueError("the spans section ends inside a record") from None
