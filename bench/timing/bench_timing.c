@@ -30,7 +30,8 @@
 #include "zesim_host_time.h"
 
 #define EVENTS 4096u
-/* split mode (split_round): an append over this many times its round's median was preempted. */
+/* split mode: an append over SPLIT_PREEMPTED times its round's median was preempted
+ * (split_round). */
 #define SPLIT_PREEMPTED 20.0
 
 static uint64_t now_ns(void)
@@ -241,8 +242,9 @@ static int compare_totals(const void *a, const void *b)
 
 /* The means of the quietest quarter of rounds (least total). What disturbs the appends on a
  * shared machine (other processes, the simulated device's worker thread contending for the
- * driver's lock) comes in stretches that slow every part; every round does the same work (its
- * appends, all their reads), so the quietest show the undisturbed cost, and their parts add up. */
+ * driver's lock) comes in stretches that slow every part alike, by up to 5x in a round; every
+ * round does the same work (its appends, all their reads), so the quietest show the undisturbed
+ * cost, and their parts add up. */
 static void print_split(size_t n, const struct zesim_host_time *record,
                         const struct append_split *split)
 {
