@@ -736,9 +736,16 @@ static int convert_spool(struct zm_model *model)
         if (fread(&record, sizeof(record), 1, model->spool) != 1)
             return -1;
         const struct zm_device *device = &model->devices[record.device];
+        /* An immediate list's command (execution 0) starts soon after its append, however late
+         * its timing is read (a program may synchronize more than a wrap later): its append's
+         * entry is the reference. A regular list's execution may come long after its append:
+         * zm_clock_reference bounds that by the read. */
+        int64_t reference = record.execution == 0 && record.entry_ns != INT64_MIN
+                                ? record.entry_ns
+                                : zm_clock_reference(&device->clock, record.entry_ns,
+                                                     record.read_ns);
         struct zm_conversion conversion;
-        zm_clock_convert(&device->clock, record.raw_start, record.raw_end,
-                         zm_clock_reference(&device->clock, record.entry_ns, record.read_ns),
+        zm_clock_convert(&device->clock, record.raw_start, record.raw_end, reference,
                          model->rate_ppm, &conversion);
         if (conversion.inverted)
             model->anomalies.inverted_intervals++;

@@ -2,10 +2,10 @@
  * bench_timing: the device-timing engine's host costs, one mode per run.
  *
  * Usage: bench_timing [appends] N   per-append cost, early vs late (below)
- *        bench_timing emulate N     the same appends, untraced, plus the driver calls the engine
- *                                   makes for each (its own timestamp event swapped in, the
- *                                   re-exposing barrier, the reads and resets): run untraced, its
- *                                   cost minus the plain untraced cost is the driver's share
+ *        bench_timing split N       the same appends, each split into the host time spent inside
+ *                                   the driver's entry points (the application's append, every
+ *                                   other driver call) and the rest (the loader's dispatch and,
+ *                                   traced, zeprof's own bookkeeping): needs ZESIM_HOST_TIME=1
  *        bench_timing execute N     median host cost of zeCommandQueueExecuteCommandLists of one
  *                                   closed regular list (a queue synchronize every 64, untimed)
  *        bench_timing reset N       median host cost of zeCommandListReset (the list is refilled
@@ -27,10 +27,12 @@
 #include <time.h>
 
 #include "timing_app.h"
+#include "zesim_host_time.h"
 
 #define EVENTS 4096u
-/* The engine's slots per chunk (interposer/timing/timing_internal.h, TIMING_CHUNK_SLOTS). */
-#define EMULATED_CHUNK 64u
+/* split mode: an append over SPLIT_PREEMPTED times its round's median was preempted
+ * (split_round). */
+#define SPLIT_PREEMPTED 20.0
 
 static uint64_t now_ns(void)
 {
@@ -68,35 +70,51 @@ static double mean(const uint64_t *costs, size_t from, size_t to)
     return to > from ? sum / (double)(to - from) : 0;
 }
 
-/* What the engine's driver calls cost per append, done by hand (untraced): a tracer-owned
- * timestamp event in the signal's place, the re-exposing barrier, and up to two reads (kernel
- * timestamp, reset) of completed earlier appends once the oldest unread is a chunk behind, as the
- * engine's append drain does. */
-struct emulation {
-    ze_event_pool_handle_t pool;
-    ze_event_handle_t *events;
-    size_t head; /* oldest unread */
+/* One timed call in split mode, with what the simulated driver's host-time record
+ * (zesim_host_time.h) counted during it. */
+struct timed_call {
+    uint64_t cost;   /* the call, as the bench timed it */
+    uint64_t own;    /* inside the driver's entry point of the call itself */
+    uint64_t driver; /* inside every other timed entry point (zeprof's calls, traced) */
+    uint64_t calls;  /* timed calls, the call itself included */
 };
 
-static void emulate_reads(struct emulation *emulation, size_t upto, unsigned max)
+/* split mode: every append, and the synchronization that ends each round of EVENTS appends. */
+struct append_split {
+    struct timed_call *appends;
+    struct timed_call *syncs;
+};
+
+static uint64_t sum_u64(const uint64_t *values, size_t count)
 {
-    ze_kernel_timestamp_result_t result;
-    for (unsigned done = 0; done < max && emulation->head < upto; done++) {
-        ze_event_handle_t event = emulation->events[emulation->head % EVENTS];
-        /* One call, as the engine reads: NOT_READY until the event is signalled. */
-        ze_result_t read = zeEventQueryKernelTimestamp(event, &result);
-        if (read == ZE_RESULT_NOT_READY)
-            break;
-        APP_OK(read);
-        /* The previous event is reset only now: its re-exposing barrier waited on it, and this
-         * later completion proves that barrier ran (the engine's "held" slot). */
-        if (emulation->head > 0)
-            APP_OK(zeEventHostReset(emulation->events[(emulation->head - 1) % EVENTS]));
-        emulation->head++;
-    }
+    uint64_t sum = 0;
+    for (size_t i = 0; i < count; i++)
+        sum += values[i];
+    return sum;
 }
 
-static void run_appends(struct app *app, size_t n, uint64_t *costs, bool emulate)
+/* Fills *call from the record's counters before (*before) and now; `own`: the call's entry. */
+static void timed_call_end(const struct zesim_host_time *record, const struct timed_call *before,
+                           enum zesim_timed own, struct timed_call *call)
+{
+    call->own = record->ns[own] - before->own;
+    call->driver = sum_u64(record->ns, ZESIM_TIMED_COUNT) - before->driver - call->own;
+    call->calls = sum_u64(record->calls, ZESIM_TIMED_COUNT) - before->calls;
+}
+
+static void timed_call_begin(const struct zesim_host_time *record, enum zesim_timed own,
+                             struct timed_call *before)
+{
+    before->own = record->ns[own];
+    before->driver = sum_u64(record->ns, ZESIM_TIMED_COUNT);
+    before->calls = sum_u64(record->calls, ZESIM_TIMED_COUNT);
+}
+
+/* N appends to one immediate list, a host synchronization at the end of every round of EVENTS
+ * (then the events are reset and reused). Each append is timed (costs); in split mode (record
+ * and split given) the synchronizations too, and both are split as struct timed_call says. */
+static void run_appends(struct app *app, size_t n, uint64_t *costs,
+                        const struct zesim_host_time *record, struct append_split *split)
 {
     ze_command_list_handle_t list = app_immediate(app, 0, false);
     ze_event_pool_handle_t pool = app_pool(app, 0, EVENTS);
@@ -104,53 +122,40 @@ static void run_appends(struct app *app, size_t n, uint64_t *costs, bool emulate
     APP_CHECK(events != NULL);
     for (uint32_t i = 0; i < EVENTS; i++)
         events[i] = app_event(pool, i);
-    struct emulation emulation = {NULL, NULL, 0};
-    if (emulate) {
-        emulation.pool = app_pool(app, ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP, EVENTS);
-        emulation.events = malloc(EVENTS * sizeof *emulation.events);
-        APP_CHECK(emulation.events != NULL);
-        for (uint32_t i = 0; i < EVENTS; i++)
-            emulation.events[i] = app_event(emulation.pool, i);
-    }
-
     ze_group_count_t groups = app_one_group();
+    struct timed_call before = {0, 0, 0, 0};
     for (size_t i = 0; i < n; i++) {
         uint32_t e = (uint32_t)(i % EVENTS);
-        if (e == 0 && i > 0) {
-            /* The rare synchronization: all of the last round, then reuse the events. */
-            APP_OK(zeEventHostSynchronize(events[EVENTS - 1], APP_TIMEOUT_NS));
-            if (emulate) {
-                emulate_reads(&emulation, i, EVENTS);
-                APP_OK(zeEventHostReset(emulation.events[(i - 1) % EVENTS]));
-            }
+        if (record)
+            timed_call_begin(record, ZESIM_TIMED_LAUNCH_KERNEL, &before);
+        uint64_t start = now_ns();
+        APP_OK(zeCommandListAppendLaunchKernel(list, app->spin, &groups, events[e], 0, NULL));
+        costs[i] = now_ns() - start;
+        if (record) {
+            split->appends[i].cost = costs[i];
+            timed_call_end(record, &before, ZESIM_TIMED_LAUNCH_KERNEL, &split->appends[i]);
+        }
+        if (e != EVENTS - 1 && i != n - 1)
+            continue;
+        /* The rare synchronization: all of this round, then reuse the events. */
+        if (record)
+            timed_call_begin(record, ZESIM_TIMED_HOST_SYNCHRONIZE, &before);
+        start = now_ns();
+        APP_OK(zeEventHostSynchronize(events[e], APP_TIMEOUT_NS));
+        if (record) {
+            struct timed_call *sync = &split->syncs[i / EVENTS];
+            sync->cost = now_ns() - start;
+            timed_call_end(record, &before, ZESIM_TIMED_HOST_SYNCHRONIZE, sync);
+        }
+        if (i != n - 1)
             for (uint32_t k = 0; k < EVENTS; k++)
                 APP_OK(zeEventHostReset(events[k]));
-        }
-        uint64_t start = now_ns();
-        if (emulate) {
-            ze_event_handle_t own = emulation.events[e];
-            /* The engine's append looks at its oldest slot only once that is a chunk behind. */
-            if (i - emulation.head >= EMULATED_CHUNK)
-                emulate_reads(&emulation, i, 2);
-            APP_OK(zeCommandListAppendLaunchKernel(list, app->spin, &groups, own, 0, NULL));
-            APP_OK(zeCommandListAppendBarrier(list, events[e], 1, &own));
-        } else {
-            APP_OK(zeCommandListAppendLaunchKernel(list, app->spin, &groups, events[e], 0, NULL));
-        }
-        costs[i] = now_ns() - start;
     }
-    APP_OK(zeEventHostSynchronize(events[(n - 1) % EVENTS], APP_TIMEOUT_NS));
     APP_OK(zeCommandListDestroy(list));
     for (uint32_t i = 0; i < EVENTS; i++)
         APP_OK(zeEventDestroy(events[i]));
     APP_OK(zeEventPoolDestroy(pool));
     free(events);
-    if (emulate) {
-        for (uint32_t i = 0; i < EVENTS; i++)
-            APP_OK(zeEventDestroy(emulation.events[i]));
-        APP_OK(zeEventPoolDestroy(emulation.pool));
-        free(emulation.events);
-    }
 }
 
 static void print_appends(const uint64_t *costs, size_t n)
@@ -164,6 +169,106 @@ static void print_appends(const uint64_t *costs, size_t n)
            n, mean(costs, 0, n), early, late, early_median, late_median,
            early > 0 ? late / early : 0);
     printf("median_ns=%.1f\n", median(costs, 0, n));
+}
+
+/* The simulated driver's host-time record of this thread (ZESIM_HOST_TIME=1), else NULL. */
+static const struct zesim_host_time *host_time_record(struct app *app)
+{
+    void *function = NULL;
+    if (zeDriverGetExtensionFunctionAddress(app->driver, ZESIM_EXT_HOST_TIME, &function) !=
+            ZE_RESULT_SUCCESS ||
+        !function)
+        return NULL;
+    zesim_get_host_time_t get;
+    memcpy(&get, &function, sizeof get);
+    struct zesim_host_time *record = NULL;
+    return get(app->driver, &record) == ZE_RESULT_SUCCESS ? record : NULL;
+}
+
+/* Host time per append of one round (split mode), the accounting's own cost and the bench's
+ * clock reads taken out first: total = own (the application's append, inside the driver) +
+ * driver (every other call into the driver: zeprof's, traced, during the appends and during the
+ * round's synchronization, which reads what the appends did not) + rest (outside the driver: the
+ * loader's dispatch and, traced, zeprof's bookkeeping, the synchronization's drain included).
+ * The synchronization's own wait for the device is no host cost of the appends: left out. */
+struct split_means {
+    double total, own, driver, calls;
+};
+
+static void split_add(struct split_means *sum, const struct timed_call *call, bool own,
+                      const struct zesim_host_time *record)
+{
+    double k = (double)call->calls;
+    double cost =
+        (double)call->cost - record->clock_read_ns - k * (record->inside_ns + record->outside_ns);
+    double inside = (double)call->own - record->inside_ns;
+    sum->total += own ? cost : cost - inside;
+    sum->own += own ? inside : 0;
+    sum->driver += (double)call->driver - (k - 1) * record->inside_ns;
+    sum->calls += own ? k : k - 1;
+}
+
+/* One round: its appends but the preempted ones (over SPLIT_PREEMPTED times the round's median
+ * cost: a time slice of another thread, not the append's work), and its synchronization. */
+static struct split_means split_round(const struct append_split *split, size_t round,
+                                      const struct zesim_host_time *record)
+{
+    const struct timed_call *appends = split->appends + round * EVENTS;
+    uint64_t *costs = malloc(EVENTS * sizeof *costs);
+    APP_CHECK(costs != NULL);
+    for (size_t i = 0; i < EVENTS; i++)
+        costs[i] = appends[i].cost;
+    double limit = median(costs, 0, EVENTS) * SPLIT_PREEMPTED;
+    free(costs);
+    struct split_means sum = {0, 0, 0, 0};
+    size_t kept = 0;
+    for (size_t i = 0; i < EVENTS; i++) {
+        if ((double)appends[i].cost > limit)
+            continue;
+        split_add(&sum, &appends[i], true, record);
+        kept++;
+    }
+    split_add(&sum, &split->syncs[round], false, record);
+    double d = (double)kept;
+    return (struct split_means){sum.total / d, sum.own / d, sum.driver / d, sum.calls / d};
+}
+
+static int compare_totals(const void *a, const void *b)
+{
+    double x = ((const struct split_means *)a)->total;
+    double y = ((const struct split_means *)b)->total;
+    return x < y ? -1 : x > y;
+}
+
+/* The means of the quietest quarter of rounds (least total). What disturbs the appends on a
+ * shared machine (other processes, the simulated device's worker thread contending for the
+ * driver's lock) comes in stretches that slow every part alike, by up to 5x in a round; every
+ * round does the same work (its appends, all their reads), so the quietest show the undisturbed
+ * cost, and their parts add up. */
+static void print_split(size_t n, const struct zesim_host_time *record,
+                        const struct append_split *split)
+{
+    size_t rounds = n / EVENTS;
+    struct split_means *means = malloc(rounds * sizeof *means);
+    APP_CHECK(means != NULL);
+    for (size_t r = 0; r < rounds; r++)
+        means[r] = split_round(split, r, record);
+    qsort(means, rounds, sizeof *means, compare_totals);
+    size_t quiet = rounds / 4 ? rounds / 4 : 1;
+    struct split_means sum = {0, 0, 0, 0};
+    for (size_t r = 0; r < quiet; r++) {
+        sum.total += means[r].total / (double)quiet;
+        sum.own += means[r].own / (double)quiet;
+        sum.driver += means[r].driver / (double)quiet;
+        sum.calls += means[r].calls / (double)quiet;
+    }
+    printf("split n=%zu rounds=%zu quiet=%zu round_total_ns_min=%.1f round_total_ns_median=%.1f "
+           "clock_read_ns=%.1f timed_call_inside_ns=%.1f timed_call_outside_ns=%.1f "
+           "calls=%.2f total_ns=%.1f own_ns=%.1f driver_ns=%.1f rest_ns=%.1f\n",
+           n, rounds, quiet, means[0].total, means[rounds / 2].total, record->clock_read_ns,
+           record->inside_ns, record->outside_ns, sum.calls, sum.total, sum.own, sum.driver,
+           sum.total - sum.own - sum.driver);
+    free(means);
 }
 
 /* zeCommandQueueExecuteCommandLists of one closed list, synchronized every 64 (untimed). */
@@ -235,7 +340,7 @@ int main(int argc, char **argv)
     }
     size_t n = argc > first ? strtoul(argv[first], NULL, 10) : 32768;
     if (n < 8) {
-        fprintf(stderr, "usage: bench_timing [appends|emulate|execute|reset|resubmit] N (N >= 8)\n");
+        fprintf(stderr, "usage: bench_timing [appends|split|execute|reset|resubmit] N (N >= 8)\n");
         return 2;
     }
     uint64_t *costs = malloc(n * sizeof *costs);
@@ -244,9 +349,27 @@ int main(int argc, char **argv)
     struct app app;
     app_open(&app);
     app_set_spin(&app, 0);
-    if (strcmp(mode, "appends") == 0 || strcmp(mode, "emulate") == 0) {
-        run_appends(&app, n, costs, strcmp(mode, "emulate") == 0);
+    if (strcmp(mode, "appends") == 0) {
+        run_appends(&app, n, costs, NULL, NULL);
         print_appends(costs, n);
+    } else if (strcmp(mode, "split") == 0) {
+        const struct zesim_host_time *record = host_time_record(&app);
+        if (!record) {
+            fprintf(stderr, "Failed to find the driver's host-time record: split needs the "
+                            "simulated device with ZESIM_HOST_TIME=1\n");
+            return 2;
+        }
+        if (n % EVENTS != 0) {
+            fprintf(stderr, "split needs N a multiple of %u (whole rounds)\n", EVENTS);
+            return 2;
+        }
+        struct append_split split = {malloc(n * sizeof(struct timed_call)),
+                                     malloc(n / EVENTS * sizeof(struct timed_call))};
+        APP_CHECK(split.appends && split.syncs);
+        run_appends(&app, n, costs, record, &split);
+        print_split(n, record, &split);
+        free(split.appends);
+        free(split.syncs);
     } else if (strcmp(mode, "execute") == 0 || strcmp(mode, "reset") == 0) {
         if (strcmp(mode, "execute") == 0)
             run_execute(&app, n, costs);

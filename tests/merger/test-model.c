@@ -424,6 +424,32 @@ static void test_one_event_append_links_its_timing_across_wrap(void)
     teardown(&f);
 }
 
+static int record_start(void *start_ns, const struct zm_device_span *span)
+{
+    *(int64_t *)start_ns = span->start_ns;
+    return 0;
+}
+
+/* An immediate list's timing read more than a wrap after its append (a program that
+ * synchronizes that late): its start is still found after the append, not a wrap later. */
+static void test_immediate_timing_read_a_wrap_late_keeps_its_append(void)
+{
+    struct fixture f;
+    int64_t start_ns = 0;
+    zm_stats_init(&f.stats, false);
+    struct zm_span_sink sink = {.device_span = record_start, .context = &start_ns};
+    f.model = zm_model_new(&sink, 100);
+    CHECK(f.model != NULL);
+    CHECK_EQ(zm_model_begin_host(f.model, "host-a", "/trace"), 0);
+    device_setup(&f, true); /* 32 bits at 10 MHz: a wrap every 429.5 s */
+    append_call(&f, 1100000, 7, "late_read");
+    /* Starts 0x800 ticks (204.8 us) after the anchor; read 500 s later. */
+    timing(&f, 500001100000, 7, 0, 0xfffff800ull, 0x100000800ull, 0);
+    CHECK_EQ(zm_model_end_host(f.model), 0);
+    CHECK_EQ(start_ns, 1000000 + 0x800 * 100);
+    teardown(&f);
+}
+
 static void test_regular_list_executions_share_the_append(void)
 {
     struct fixture f;
@@ -770,6 +796,7 @@ int main(void)
     RUN(test_extended_rows_split_by_thread);
     RUN(test_device_timing_links_to_append_across_wrap);
     RUN(test_one_event_append_links_its_timing_across_wrap);
+    RUN(test_immediate_timing_read_a_wrap_late_keeps_its_append);
     RUN(test_regular_list_executions_share_the_append);
     RUN(test_list_destroy_forgets_its_appends);
     RUN(test_lost_and_unanchored_timings_are_counted);

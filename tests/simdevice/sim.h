@@ -393,6 +393,19 @@ struct sim_cmd *sim_list_new_cmd(enum sim_cmd_kind kind, const char *function,
 ze_result_t sim_list_commit(ze_command_list_handle_t handle, struct sim_cmd *cmd);
 void sim_kernel_snapshot(struct sim_kernel *kernel, struct sim_kernel_state *state);
 
+/* ---- sim_host_time.c ---- */
+/* ZESIM_HOST_TIME=1: the table getters put timed wrappers of a few entry points in the tables
+ * (zesim_host_time.h); the extension function ZESIM_EXT_HOST_TIME is sim_ext_host_time. */
+bool sim_host_time_enabled(void);
+struct _ze_command_list_dditable_t;
+struct _ze_event_dditable_t;
+struct _ze_event_pool_dditable_t;
+void sim_host_time_list_table(struct _ze_command_list_dditable_t *table);
+void sim_host_time_event_table(struct _ze_event_dditable_t *table);
+void sim_host_time_event_pool_table(struct _ze_event_pool_dditable_t *table);
+struct zesim_host_time;
+ze_result_t sim_ext_host_time(ze_driver_handle_t driver, struct zesim_host_time **record);
+
 /* ---- sim_queue.c / sim_engine.c ---- */
 /* Validates desc against the device's queue groups, starts the worker. truth_handle names the
  * queue in the truth log (the application's queue or immediate list). */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "sim.h"
+#include "zesim_host_time.h"
 
 pthread_mutex_t sim_lock = PTHREAD_MUTEX_INITIALIZER;
 pthread_cond_t sim_cond;
@@ -198,9 +199,10 @@ ze_result_t sim_driver_get_extension_function_address(ze_driver_handle_t driver,
         return status;
     if (!name || !function)
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    /* Two extension functions, as runtimes reach them: one the Level Zero headers declare
-     * (zeCommandListHostSynchronize, which runtimes used to look up by name), and one of the
-     * driver's own that no header declares, as Intel's zex* functions. */
+    /* Extension functions, as runtimes reach them: one the Level Zero headers declare
+     * (zeCommandListHostSynchronize, which runtimes used to look up by name), and the driver's
+     * own that no header declares, as Intel's zex* functions (the host-time record:
+     * sim_host_time.c). */
     if (strcmp(name, "zeCommandListHostSynchronize") == 0) {
         ze_result_t (*host_synchronize)(ze_command_list_handle_t, uint64_t) =
             sim_list_host_synchronize;
@@ -210,6 +212,11 @@ ze_result_t sim_driver_get_extension_function_address(ze_driver_handle_t driver,
     if (strcmp(name, SIM_EXT_DEVICE_COUNT) == 0) {
         ze_result_t (*device_count)(ze_driver_handle_t, uint32_t *) = sim_ext_device_count;
         memcpy(function, &device_count, sizeof(*function));
+        return ZE_RESULT_SUCCESS;
+    }
+    if (strcmp(name, ZESIM_EXT_HOST_TIME) == 0) {
+        ze_result_t (*host_time)(ze_driver_handle_t, struct zesim_host_time **) = sim_ext_host_time;
+        memcpy(function, &host_time, sizeof(*function));
         return ZE_RESULT_SUCCESS;
     }
     *function = NULL;

@@ -192,6 +192,8 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetCommandListProcAddrTable(ze_api_version
     SIM_SET(table, table_bytes(version, sizeof(*table), 28), pfnAppendWaitExternalSemaphoreExt,
             sim_list_append_wait_semaphores);
 #endif
+    if (sim_host_time_enabled())
+        sim_host_time_list_table(table);
     return ZE_RESULT_SUCCESS;
 }
 
@@ -234,6 +236,8 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetEventPoolProcAddrTable(ze_api_version_t
     memset(table, 0, table_bytes(version, sizeof(*table), 5)); /* no IPC */
     table->pfnCreate = sim_event_pool_create;
     table->pfnDestroy = sim_event_pool_destroy;
+    if (sim_host_time_enabled())
+        sim_host_time_event_pool_table(table);
     return ZE_RESULT_SUCCESS;
 }
 
@@ -250,6 +254,8 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetEventProcAddrTable(ze_api_version_t ver
     table->pfnQueryStatus = sim_event_query_status;
     table->pfnHostReset = sim_event_host_reset;
     table->pfnQueryKernelTimestamp = sim_event_query_kernel_timestamp;
+    if (sim_host_time_enabled())
+        sim_host_time_event_table(table);
     return ZE_RESULT_SUCCESS;
 }
 

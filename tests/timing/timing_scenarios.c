@@ -13,7 +13,9 @@
  *                     scenario's only completion signal was a poll)
  *   app_ts GS GE CS CE  kernel timestamps the application read from its own event
  * The program knows nothing of the tracer: run untraced, it must behave the same.
- * Environment: TIMING_SPIN_NS (default 20000): how long each zesim_spin kernel runs.
+ * Environment: TIMING_SPIN_NS (default 20000): how long each zesim_spin kernel runs;
+ * TIMING_LATE_SYNC_NS (default 0): the immediate scenarios sleep this long before they wait for
+ * their third round (a program that synchronizes late, or a loaded machine's).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -25,6 +27,7 @@
 
 static FILE *report;
 static uint64_t spin_ns = 20000;
+static uint64_t late_sync_ns;
 
 static void expect(const char *key, uint64_t value)
 {
@@ -101,6 +104,11 @@ static void scenario_immediate(struct app *app, bool in_order, bool with_events)
         /* The round ends at a barrier that carries the application's event. */
         APP_OK(zeCommandListAppendBarrier(list, events[KERNELS], 0, NULL));
         appends += KERNELS + 3;
+        if (round == 2 && late_sync_ns) {
+            struct timespec late = {(time_t)(late_sync_ns / 1000000000u),
+                                    (long)(late_sync_ns % 1000000000u)};
+            nanosleep(&late, NULL);
+        }
         wait_event(events[KERNELS]);
         if (with_events) {
             for (uint32_t i = 0; i < KERNELS; i++)
@@ -458,6 +466,9 @@ int main(int argc, char **argv)
     const char *spin_env = getenv("TIMING_SPIN_NS");
     if (spin_env)
         spin_ns = strtoull(spin_env, NULL, 10);
+    const char *late_env = getenv("TIMING_LATE_SYNC_NS");
+    if (late_env)
+        late_sync_ns = strtoull(late_env, NULL, 10);
     report = fopen(argv[2], "w");
     APP_CHECK(report != NULL);
     setvbuf(report, NULL, _IOLBF, 0);
