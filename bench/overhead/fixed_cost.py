@@ -67,16 +67,27 @@ def main():
     zeprof, app = sys.argv[1], sys.argv[2]
     work = tempfile.mkdtemp(prefix='zeprof-fixed-cost-')
     log = os.path.join(work, 'app.log')
-    keep = dict(os.environ, ZEPROF_DAEMON_IDLE=IDLE_S)
-    none_kept = dict(os.environ, ZEPROF_DAEMON_IDLE='0')
+    # Untraced must mean untraced: meson puts the build's library directories on LD_LIBRARY_PATH,
+    # and the shim is build/interposer/libze_loader.so.1. Nor its MALLOC_PERTURB_ (every malloc
+    # and free would fill memory), for either side.
+    base = dict(os.environ)
+    base.pop('MALLOC_PERTURB_', None)
+    shim_dir = os.path.realpath(os.path.join(os.path.dirname(zeprof), 'interposer'))
+    untraced_env = dict(base, LD_LIBRARY_PATH=':'.join(
+        d for d in base.get('LD_LIBRARY_PATH', '').split(':')
+        if d and os.path.realpath(d) != shim_dir))
+    keep = dict(base, ZEPROF_DAEMON_IDLE=IDLE_S)
+    none_kept = dict(base, ZEPROF_DAEMON_IDLE='0')
     counter = iter(range(1000000))
 
     def run_traced(options, env):
         return timed([zeprof] + options + ['-o', os.path.join(work, f't{next(counter)}'), '--',
                                            app, 'loop', log, '1'], env)[0]
 
-    untraced = statistics.median(timed([app, 'loop', log, '1'])[0] for _ in range(ROUNDS))
-    untraced_long = statistics.median(timed([app, 'loop', log, str(CALLS)])[0] for _ in range(3))
+    untraced = statistics.median(timed([app, 'loop', log, '1'], untraced_env)[0]
+                                 for _ in range(ROUNDS))
+    untraced_long = statistics.median(timed([app, 'loop', log, str(CALLS)], untraced_env)[0]
+                                      for _ in range(3))
     untraced_per_call = max(untraced_long - untraced, 0) / CALLS
     figures = {}
     for label, options in [('record only', ['--no-analysis']), ('with analysis', [])]:
