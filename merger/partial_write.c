@@ -34,7 +34,7 @@ struct device_row {
 struct device_table {
     struct device_row *rows; /* Owned by this */
     size_t count, capacity;
-    uint32_t *slots; /* Owned by this: index + 1 into rows, 0 when free */
+    uint32_t *slots;      /* Owned by this: index + 1 into rows, 0 when free */
     size_t slot_capacity; /* power of two, or 0 */
 };
 
