@@ -31,7 +31,7 @@ static unsigned char *reserve(struct zm_partial_buffer *buffer, size_t size)
     return at;
 }
 
-void zm_partial_put_u64(struct zm_partial_buffer *buffer, uint64_t value)
+void zm_partial_put_u64_slow(struct zm_partial_buffer *buffer, uint64_t value)
 {
     unsigned char *at = reserve(buffer, 10); /* the longest varint; the rest is given back */
     if (!at)
@@ -45,12 +45,6 @@ void zm_partial_put_u64(struct zm_partial_buffer *buffer, uint64_t value)
         n++;
     } while (value);
     buffer->size -= 10 - n;
-}
-
-void zm_partial_put_i64(struct zm_partial_buffer *buffer, int64_t value)
-{
-    /* zigzag: small magnitudes of either sign stay short */
-    zm_partial_put_u64(buffer, ((uint64_t)value << 1) ^ (uint64_t)(value >> 63));
 }
 
 void zm_partial_put_bytes(struct zm_partial_buffer *buffer, const void *data, size_t size)

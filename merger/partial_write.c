@@ -2,7 +2,6 @@
 #include "partial_write.h"
 
 #include "grow.h"
-#include "intern.h"
 #include "map.h"
 #include "partial_format.h"
 #include "stats.h"
@@ -24,16 +23,19 @@
 struct device_row {
     const char *name; /* Weak: interned by the model, as recorded */
     uint32_t label, direction;
-    struct zm_kernel_shape shape;
+    struct zm_kernel_shape key;   /* the shape as given: rows differ by every one of its fields */
+    struct zm_kernel_shape shape; /* as written: all zero when not known */
     uint64_t calls, bytes;
     int64_t total_ns, min_ns, max_ns;
 };
 
+/* The rows in order of their first work, found by open addressing on a hash of the whole key
+ * (a device span per event: formatting the key as text to intern it was 5% of a --reduce). */
 struct device_table {
     struct device_row *rows; /* Owned by this */
     size_t count, capacity;
-    struct zm_map index;   /* (name, key) -> row */
-    struct zm_intern keys; /* label, direction and shape as text: one pointer per distinct one */
+    uint32_t *slots;      /* Owned by this: index + 1 into rows, 0 when free */
+    size_t slot_capacity; /* power of two, or 0 */
 };
 
 /* What the model held when the current host began: the host's share is what was added since. */
@@ -97,8 +99,6 @@ struct zm_partial_writer *zm_partial_writer_open(const char *path, bool spans, c
     writer->spans = spans;
     zm_stats_init(&writer->stats, true);
     zm_telemetry_init(&writer->telemetry);
-    zm_map_init(&writer->devices.index);
-    zm_intern_init(&writer->devices.keys);
     zm_map_init(&writer->strings);
     snprintf(writer->temp_path, length + 12, "%s.tmp.XXXXXX", path);
     int fd = mkstemp(writer->temp_path);
@@ -234,42 +234,94 @@ static int span_written(struct zm_partial_writer *writer)
 static void devices_release(struct device_table *devices)
 {
     free(devices->rows);
-    zm_map_release(&devices->index);
-    zm_intern_release(&devices->keys);
+    free(devices->slots);
     *devices = (struct device_table){0};
-    zm_map_init(&devices->index);
-    zm_intern_init(&devices->keys);
+}
+
+static bool same_shape(const struct zm_kernel_shape *a, const struct zm_kernel_shape *b)
+{
+    return a->known == b->known && a->simd == b->simd && a->count[0] == b->count[0] &&
+           a->count[1] == b->count[1] && a->count[2] == b->count[2] && a->size[0] == b->size[0] &&
+           a->size[1] == b->size[1] && a->size[2] == b->size[2];
+}
+
+static size_t device_key_hash(const struct zm_device_totals *work)
+{
+    const struct zm_kernel_shape *shape = &work->shape;
+    uint64_t words[] = {(uint64_t)(uintptr_t)work->name,
+                        (uint64_t)work->device_label << 32 | work->direction,
+                        (uint64_t)shape->count[0] << 32 | shape->count[1],
+                        (uint64_t)shape->count[2] << 32 | shape->size[0],
+                        (uint64_t)shape->size[1] << 32 | shape->size[2],
+                        (uint64_t)shape->simd << 1 | shape->known};
+    uint64_t h = 0;
+    for (size_t i = 0; i < sizeof(words) / sizeof(*words); i++) {
+        h = (h ^ words[i]) * 0x9e3779b97f4a7c15ull;
+        h ^= h >> 29;
+    }
+    return (size_t)h;
+}
+
+/* The slot holding the row of `work`'s key, or the free slot where it belongs. */
+static uint32_t *device_slot(const struct device_table *devices,
+                             const struct zm_device_totals *work)
+{
+    size_t mask = devices->slot_capacity - 1;
+    for (size_t i = device_key_hash(work) & mask;; i = (i + 1) & mask) {
+        uint32_t *slot = &devices->slots[i];
+        if (*slot == 0)
+            return slot;
+        const struct device_row *row = &devices->rows[*slot - 1];
+        if (row->name == work->name && row->label == work->device_label &&
+            row->direction == work->direction && same_shape(&row->key, &work->shape))
+            return slot;
+    }
+}
+
+/* Doubles the slots (load kept under 1/2); -1 when out of memory. */
+static int grow_slots(struct device_table *devices)
+{
+    size_t capacity = devices->slot_capacity ? devices->slot_capacity * 2 : 64;
+    uint32_t *slots = calloc(capacity, sizeof(*slots));
+    if (!slots)
+        return -1;
+    free(devices->slots);
+    devices->slots = slots;
+    devices->slot_capacity = capacity;
+    for (size_t r = 0; r < devices->count; r++) {
+        const struct device_row *row = &devices->rows[r];
+        struct zm_device_totals key = {.name = row->name,
+                                       .device_label = row->label,
+                                       .direction = row->direction,
+                                       .shape = row->key};
+        *device_slot(devices, &key) = (uint32_t)(r + 1);
+    }
+    return 0;
 }
 
 /* Adds executions to the row of their name, device, direction and shape; -1 when out of memory. */
 static int add_device_work(struct device_table *devices, const struct zm_device_totals *work)
 {
-    const struct zm_kernel_shape *shape = &work->shape;
-    char text[160];
-    snprintf(text, sizeof(text), "%u|%u|%d|%u,%u,%u|%u,%u,%u|%u", work->device_label,
-             work->direction, shape->known, shape->count[0], shape->count[1], shape->count[2],
-             shape->size[0], shape->size[1], shape->size[2], shape->simd);
-    const char *key = zm_intern(&devices->keys, text);
-    if (!key)
+    if ((devices->count + 1) * 2 > devices->slot_capacity &&
+        (devices->count >= UINT32_MAX - 1 || grow_slots(devices) != 0))
         return -1;
-    uint64_t *found =
-        zm_map_find(&devices->index, (uint64_t)(uintptr_t)work->name, (uint64_t)(uintptr_t)key);
+    uint32_t *slot = device_slot(devices, work);
     struct device_row *row;
-    if (found) {
-        row = &devices->rows[*found];
+    if (*slot) {
+        row = &devices->rows[*slot - 1];
     } else {
-        if (ZM_GROW(devices->rows, devices->capacity, devices->count + 1, 16) != 0 ||
-            zm_map_put(&devices->index, (uint64_t)(uintptr_t)work->name, (uint64_t)(uintptr_t)key,
-                       devices->count) != 0)
+        if (ZM_GROW(devices->rows, devices->capacity, devices->count + 1, 16) != 0)
             return -1;
+        *slot = (uint32_t)(devices->count + 1);
         row = &devices->rows[devices->count++];
         *row = (struct device_row){.name = work->name,
                                    .label = work->device_label,
                                    .direction = work->direction,
-                                   .shape = *shape,
+                                   .key = work->shape,
+                                   .shape = work->shape,
                                    .min_ns = INT64_MAX,
                                    .max_ns = INT64_MIN};
-        if (!shape->known) /* an unknown shape's numbers mean nothing: one row for all */
+        if (!work->shape.known) /* an unknown shape's numbers mean nothing: written as zero */
             row->shape = (struct zm_kernel_shape){0};
     }
     row->calls += work->calls;
@@ -632,8 +684,6 @@ void zm_partial_writer_abort(struct zm_partial_writer *writer)
     zm_stats_release(&writer->stats);
     zm_telemetry_release(&writer->telemetry);
     devices_release(&writer->devices);
-    zm_map_release(&writer->devices.index);
-    zm_intern_release(&writer->devices.keys);
     zm_map_release(&writer->strings);
     zm_partial_buffer_release(&writer->span_bytes);
     free(writer->temp_path);
