@@ -3,6 +3,7 @@
 
 #include "partial_read.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -268,18 +269,32 @@ int zm_parallel_reduce(struct zm_parallel *parallel, struct zm_options *options,
     return status;
 }
 
+/* Removes every file in the workers' directory, then the directory. Not only the partials named
+ * in paths: a worker stopped at the wrong moment may leave its writer's temporary file, which its
+ * supervisor had not been told of yet (the directory is ours alone, made by mkdtemp). */
+static void remove_directory(const char *directory)
+{
+    DIR *listing = opendir(directory);
+    if (listing) {
+        int fd = dirfd(listing);
+        for (struct dirent *entry; (entry = readdir(listing));)
+            if (strcmp(entry->d_name, ".") != 0 && strcmp(entry->d_name, "..") != 0)
+                unlinkat(fd, entry->d_name, 0);
+        closedir(listing);
+    }
+    rmdir(directory);
+}
+
 void zm_parallel_release(struct zm_parallel *parallel)
 {
     if (parallel->directory) {
         for (int i = 0; parallel->paths && i < parallel->count; i++) {
             const char *path = parallel->paths[i];
             size_t length = strlen(parallel->directory);
-            if (path && strncmp(path, parallel->directory, length) == 0 && path[length] == '/') {
-                unlink(path);
+            if (path && strncmp(path, parallel->directory, length) == 0 && path[length] == '/')
                 free((char *)path);
-            }
         }
-        rmdir(parallel->directory);
+        remove_directory(parallel->directory);
     }
     free(parallel->directory);
     free(parallel->paths);

@@ -163,8 +163,9 @@ def check_partials(merge, case, traces, expect_dir, scratch):
             lines.append((result.returncode, result.stderr.decode(errors="replace")))
         check(lines[0] == lines[1] and lines[0][0] == 2 and lines[0][1].count("\n") == 1 and
               f"path={empty}, reason=no CTF trace" in lines[0][1] and not os.listdir(temporary),
-              f"{case}: a bad input among several: one line, the same with -J 1 and -J 3",
-              str(lines))
+              f"{case}: a bad input among several: one line, the same with -J 1 and -J 3, "
+              "nothing left in TMPDIR",
+              f"{lines} left: {[os.path.join(d, n) for d, ds, fs in os.walk(temporary) for n in ds + fs]}")
     return host_bytes[-1]
 
 
