@@ -506,12 +506,6 @@ static void stream_beginning(struct reader *reader, const bt_message *message)
         reader->hostname = bt_value_string_get(value);
 }
 
-/* libbabeltrace2 2.0.4's CTF reader keeps the message of an event it stopped decoding half-way
- * (its data ran out: the stream ends quietly; or it failed) for ever: destroying the reader does
- * not release it (src/plugins/ctf/common/msg-iter/msg-iter.c, ctf_msg_iter_destroy), a leak with
- * the very stack a leak of ours would have, so no sanitizer suppression can tell them apart.
- * Seeking back to the beginning resets the readers, which releases it (ctf_msg_iter_reset): done
- * once (zm_merge_release_unfinished_events), at the end or on the error, when nothing is read any more (tests/fuzz/README.md). */
 /* One message in time order, from the muxer or the stream merge. 0, or -1 (reader->failed). */
 static int handle_message(struct reader *reader, const bt_message *message, const int64_t *ns)
 {

@@ -36,7 +36,7 @@ const char *zm_merge_error(const struct zm_merge *merge);
 void zm_merge_free(struct zm_merge *merge);
 
 /* libbabeltrace2 2.0.4's CTF reader keeps the message of an event it stopped decoding half-way
- * for ever; seeking the iterator back to its beginning releases it (reader.c says more). */
+ * for ever; seeking the iterator back to its beginning releases it (stream_merge.c says more). */
 void zm_merge_release_unfinished_events(bt_message_iterator *iterator);
 
 #endif
