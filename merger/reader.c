@@ -4,6 +4,7 @@
 #include "dump.h"
 #include "grow.h"
 #include "map.h"
+#include "stream_merge.h"
 #include "supervise.h"
 #include "validate.h"
 
@@ -377,7 +378,8 @@ static int start_host(struct reader *reader)
     return 0;
 }
 
-static int handle_event(struct reader *reader, const bt_message *message)
+/* `known_ns`: the event's time as the stream merge computed it, or NULL. */
+static int handle_event(struct reader *reader, const bt_message *message, const int64_t *known_ns)
 {
     const bt_event *event = bt_message_event_borrow_event_const(message);
     const struct class_info *info = class_info_for(reader, event);
@@ -387,11 +389,11 @@ static int handle_event(struct reader *reader, const bt_message *message)
         snprintf(reader->why, sizeof(reader->why), "%s", info->invalid);
         return -1;
     }
-    int64_t ns = 0;
+    int64_t ns = known_ns ? *known_ns : 0;
     const bt_clock_snapshot *snapshot =
         bt_message_event_borrow_default_clock_snapshot_const(message);
-    if (bt_clock_snapshot_get_ns_from_origin(snapshot, &ns) !=
-        BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK) {
+    if (!known_ns && bt_clock_snapshot_get_ns_from_origin(snapshot, &ns) !=
+                         BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK) {
         snprintf(reader->why, sizeof(reader->why),
                  "a timestamp out of range (clock offset or value overflows 64 bits)");
         return -1;
@@ -504,22 +506,45 @@ static void stream_beginning(struct reader *reader, const bt_message *message)
         reader->hostname = bt_value_string_get(value);
 }
 
-/* libbabeltrace2 2.0.4's CTF reader keeps the message of an event it stopped decoding half-way
- * (its data ran out: the stream ends quietly; or it failed) for ever: destroying the reader does
- * not release it (src/plugins/ctf/common/msg-iter/msg-iter.c, ctf_msg_iter_destroy), a leak with
- * the very stack a leak of ours would have, so no sanitizer suppression can tell them apart.
- * Seeking back to the beginning resets the readers, which releases it (ctf_msg_iter_reset): done
- * once, at the end or on the error, when nothing is read any more (tests/fuzz/README.md). */
-static void release_unfinished_events(bt_message_iterator *iterator)
+/* One message in time order, from the muxer or the stream merge. 0, or -1 (reader->failed). */
+static int handle_message(struct reader *reader, const bt_message *message, const int64_t *ns)
 {
-    /* The reader leaves a cause behind even so, and no API call is allowed with one pending. */
-    bt_current_thread_clear_error();
-    bt_bool can_seek = BT_FALSE;
-    if (bt_message_iterator_can_seek_beginning(iterator, &can_seek) ==
-            BT_MESSAGE_ITERATOR_CAN_SEEK_BEGINNING_STATUS_OK &&
-        can_seek)
-        (void)bt_message_iterator_seek_beginning(iterator);
-    bt_current_thread_clear_error();
+    uint64_t lost;
+    int status = 0;
+    switch (bt_message_get_type(message)) {
+    case BT_MESSAGE_TYPE_EVENT:
+        status = handle_event(reader, message, ns);
+        break;
+    case BT_MESSAGE_TYPE_STREAM_BEGINNING:
+        stream_beginning(reader, message);
+        break;
+    case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
+        /* The count is unknown when a stream's first packet already lost events: then at least
+         * one was lost. */
+        if (bt_message_discarded_events_get_count(message, &lost) !=
+            BT_PROPERTY_AVAILABILITY_AVAILABLE)
+            lost = 1;
+        status = start_host(reader);
+        zm_model_discarded(reader->model, lost, false);
+        break;
+    case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
+        if (bt_message_discarded_packets_get_count(message, &lost) !=
+            BT_PROPERTY_AVAILABILITY_AVAILABLE)
+            lost = 1;
+        status = start_host(reader);
+        zm_model_discarded(reader->model, lost, true);
+        break;
+    default:
+        break;
+    }
+    if (status != 0)
+        reader->failed = true;
+    return status;
+}
+
+static int deliver_merged(void *user, const bt_message *message, int64_t ns)
+{
+    return handle_message(user, message, &ns);
 }
 
 static bt_graph_simple_sink_component_consume_func_status consume(bt_message_iterator *iterator,
@@ -533,7 +558,7 @@ static bt_graph_simple_sink_component_consume_func_status consume(bt_message_ite
     case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
         break;
     case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
-        release_unfinished_events(iterator);
+        zm_merge_release_unfinished_events(iterator);
         return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END;
     case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
         return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_AGAIN;
@@ -543,7 +568,7 @@ static bt_graph_simple_sink_component_consume_func_status consume(bt_message_ite
         /* Another stream's reader may be stopped in the middle of an event too; the error,
          * which the reason quotes, is set aside meanwhile. */
         const bt_error *error = bt_current_thread_take_error();
-        release_unfinished_events(iterator);
+        zm_merge_release_unfinished_events(iterator);
         if (error)
             bt_current_thread_move_error(error);
         return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
@@ -551,37 +576,9 @@ static bt_graph_simple_sink_component_consume_func_status consume(bt_message_ite
     }
     int status = 0;
     for (uint64_t i = 0; i < count; i++) {
-        const bt_message *message = messages[i];
-        uint64_t lost;
-        if (status == 0) {
-            switch (bt_message_get_type(message)) {
-            case BT_MESSAGE_TYPE_EVENT:
-                status = handle_event(reader, message);
-                break;
-            case BT_MESSAGE_TYPE_STREAM_BEGINNING:
-                stream_beginning(reader, message);
-                break;
-            case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
-                /* The count is unknown when a stream's first packet already lost events: then
-                 * at least one was lost. */
-                if (bt_message_discarded_events_get_count(message, &lost) !=
-                    BT_PROPERTY_AVAILABILITY_AVAILABLE)
-                    lost = 1;
-                status = start_host(reader);
-                zm_model_discarded(reader->model, lost, false);
-                break;
-            case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
-                if (bt_message_discarded_packets_get_count(message, &lost) !=
-                    BT_PROPERTY_AVAILABILITY_AVAILABLE)
-                    lost = 1;
-                status = start_host(reader);
-                zm_model_discarded(reader->model, lost, true);
-                break;
-            default:
-                break;
-            }
-        }
-        bt_message_put_ref(message);
+        if (status == 0)
+            status = handle_message(reader, messages[i], NULL);
+        bt_message_put_ref(messages[i]);
     }
     if (status != 0) {
         reader->failed = true;
@@ -692,6 +689,106 @@ static void babeltrace_reason(char *text, size_t size, const char *fallback)
     bt_error_release(error);
 }
 
+/* Builds the graph: one src.ctf.fs per logical trace, its ports into the stream merge (or, with
+ * `muxer`, into flt.utils.muxer and a simple sink), and runs it. Returns the run's status; on a
+ * failure to build, -1 with `why` filled. */
+static int run_graph(struct reader *reader, const bt_plugin *ctf, const bt_plugin *utils,
+                     struct zm_merge *merge, bool verbose, char *why, size_t why_size,
+                     bt_graph_run_status *run)
+{
+    int status = -1;
+    bt_value *params = NULL;
+    bt_graph *graph = bt_graph_create(0);
+    if (!graph) {
+        snprintf(why, why_size, "out of memory");
+        goto end;
+    }
+    const bt_component_filter *muxer = NULL;
+    if (!merge &&
+        bt_graph_add_filter_component(
+            graph, bt_plugin_borrow_filter_component_class_by_name_const(utils, "muxer"), "muxer",
+            NULL, BT_LOGGING_LEVEL_NONE, &muxer) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
+        babeltrace_reason(why, why_size, "cannot create the muxer");
+        goto end;
+    }
+    const bt_component_source **sources = calloc(trace_dir_count, sizeof(*sources));
+    if (!sources) {
+        snprintf(why, why_size, "out of memory");
+        goto end;
+    }
+    uint64_t ports = 0;
+    for (size_t t = 0; t < trace_dir_count; t++) {
+        /* One source per logical trace: src.ctf.fs reads one trace (one UUID) per component. */
+        char source_name[32];
+        snprintf(source_name, sizeof(source_name), "source-%zu", t);
+        bt_value *inputs = NULL;
+        bt_value_put_ref(params);
+        params = bt_value_map_create();
+        if (!params ||
+            bt_value_map_insert_empty_array_entry(params, "inputs", &inputs) !=
+                BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK ||
+            bt_value_array_append_string_element(inputs, trace_dirs[t]) !=
+                BT_VALUE_ARRAY_APPEND_ELEMENT_STATUS_OK) {
+            snprintf(why, why_size, "out of memory");
+            goto end_sources;
+        }
+        if (bt_graph_add_source_component(
+                graph, bt_plugin_borrow_source_component_class_by_name_const(ctf, "fs"),
+                source_name, params, BT_LOGGING_LEVEL_NONE,
+                &sources[t]) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
+            babeltrace_reason(why, why_size, "cannot open the CTF trace");
+            goto end_sources;
+        }
+        ports += bt_component_source_get_output_port_count(sources[t]);
+    }
+    const bt_component_sink *sink = NULL;
+    if (merge ? zm_merge_add(merge, graph, ports, &sink) != 0
+              : bt_graph_add_simple_sink_component(graph, "zeprof", NULL, consume, NULL, reader,
+                                                   &sink) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
+        babeltrace_reason(why, why_size, "cannot create the sink");
+        goto end_sources;
+    }
+    uint64_t port = 0;
+    for (size_t t = 0; t < trace_dir_count; t++) {
+        uint64_t count = bt_component_source_get_output_port_count(sources[t]);
+        for (uint64_t i = 0; i < count; i++, port++) {
+            /* The muxer adds a fresh input port each time one is connected; the merge has one
+             * per source port already. */
+            const bt_port_input *input =
+                merge ? bt_component_sink_borrow_input_port_by_index_const(sink, port)
+                      : bt_component_filter_borrow_input_port_by_index_const(muxer, port);
+            if (bt_graph_connect_ports(
+                    graph, bt_component_source_borrow_output_port_by_index_const(sources[t], i),
+                    input, NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
+                babeltrace_reason(why, why_size, "cannot connect the graph");
+                goto end_sources;
+            }
+        }
+    }
+    if (!merge && bt_graph_connect_ports(
+                      graph, bt_component_filter_borrow_output_port_by_index_const(muxer, 0),
+                      bt_component_sink_borrow_input_port_by_index_const(sink, 0),
+                      NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
+        babeltrace_reason(why, why_size, "cannot connect the graph");
+        goto end_sources;
+    }
+    if (verbose)
+        fprintf(zm_supervise_log(), "zeprof-merge: reading %s (%llu streams%s)\n", reader->path,
+                (unsigned long long)ports, merge ? "" : ", through the muxer");
+    while ((*run = bt_graph_run(graph)) == BT_GRAPH_RUN_STATUS_AGAIN) {
+        /* A component waits for something: let it, without burning a core. Progress is the
+         * consume callback's to report, so a source that says AGAIN forever is a stall. */
+        nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
+    }
+    status = 0;
+end_sources:
+    free(sources);
+end:
+    bt_value_put_ref(params);
+    bt_graph_put_ref(graph);
+    return status;
+}
+
 int zm_reader_read(const char *path, struct zm_model *model, FILE *dump, bool verbose, char *reason,
                    int reason_size)
 {
@@ -699,9 +796,8 @@ int zm_reader_read(const char *path, struct zm_model *model, FILE *dump, bool ve
     int status = -1;
     struct reader reader = {.model = model, .dump = dump, .path = path};
     zm_map_init(&reader.class_index);
-    bt_graph *graph = NULL;
+    struct zm_merge *merge = NULL;
     const bt_plugin *ctf = NULL, *utils = NULL;
-    bt_value *params = NULL;
     char *resolved = NULL;
     uint64_t events_before = zm_model_zeprof_events(model);
     uint64_t unknown_before = zm_model_anomalies(model)->unknown_events;
@@ -757,82 +853,38 @@ int zm_reader_read(const char *path, struct zm_model *model, FILE *dump, bool ve
         snprintf(why, sizeof(why), "babeltrace2 plugins ctf and utils not found");
         goto end;
     }
-    graph = bt_graph_create(0);
-    if (!graph) {
-        snprintf(why, sizeof(why), "out of memory");
-        goto end;
-    }
-    const bt_component_filter *muxer;
-    if (bt_graph_add_filter_component(
-            graph, bt_plugin_borrow_filter_component_class_by_name_const(utils, "muxer"), "muxer",
-            NULL, BT_LOGGING_LEVEL_NONE, &muxer) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
-        babeltrace_reason(why, sizeof(why), "cannot create the muxer");
-        goto end;
-    }
-    uint64_t ports = 0;
-    for (size_t t = 0; t < trace_dir_count; t++) {
-        /* One source per logical trace: src.ctf.fs reads one trace (one UUID) per component. */
-        char source_name[32];
-        snprintf(source_name, sizeof(source_name), "source-%zu", t);
-        bt_value *inputs = NULL;
-        bt_value_put_ref(params);
-        params = bt_value_map_create();
-        if (!params ||
-            bt_value_map_insert_empty_array_entry(params, "inputs", &inputs) !=
-                BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK ||
-            bt_value_array_append_string_element(inputs, trace_dirs[t]) !=
-                BT_VALUE_ARRAY_APPEND_ELEMENT_STATUS_OK) {
+    /* Our own merge of the streams unless they are unusual (stream_merge.h), or asked not to
+     * (ZEPROF_MERGE_MUXER=1: the muxer, as before, to compare). */
+    const char *use_muxer = getenv("ZEPROF_MERGE_MUXER");
+    bt_graph_run_status run = BT_GRAPH_RUN_STATUS_OK;
+    if (!(use_muxer && strcmp(use_muxer, "1") == 0)) {
+        merge = zm_merge_new(deliver_merged, &reader);
+        if (!merge) {
             snprintf(why, sizeof(why), "out of memory");
             goto end;
         }
-        const bt_component_source *source;
-        if (bt_graph_add_source_component(
-                graph, bt_plugin_borrow_source_component_class_by_name_const(ctf, "fs"),
-                source_name, params, BT_LOGGING_LEVEL_NONE,
-                &source) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
-            babeltrace_reason(why, sizeof(why), "cannot open the CTF trace");
+        if (run_graph(&reader, ctf, utils, merge, verbose, why, sizeof(why), &run) != 0)
             goto end;
-        }
-        uint64_t count = bt_component_source_get_output_port_count(source);
-        for (uint64_t i = 0; i < count; i++, ports++) {
-            /* The muxer adds a fresh input port each time one is connected. */
-            if (bt_graph_connect_ports(
-                    graph, bt_component_source_borrow_output_port_by_index_const(source, i),
-                    bt_component_filter_borrow_input_port_by_index_const(muxer, ports),
-                    NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
-                babeltrace_reason(why, sizeof(why), "cannot connect the graph");
-                goto end;
-            }
+        if (run != BT_GRAPH_RUN_STATUS_OK && zm_merge_unusual(merge)) {
+            bt_current_thread_clear_error(); /* nothing was read: the muxer reads it all */
+            zm_merge_free(merge);
+            merge = NULL;
         }
     }
-    const bt_component_sink *sink;
-    if (bt_graph_add_simple_sink_component(graph, "zeprof", NULL, consume, NULL, &reader, &sink) !=
-        BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
-        babeltrace_reason(why, sizeof(why), "cannot create the sink");
+    if (!merge && run_graph(&reader, ctf, utils, NULL, verbose, why, sizeof(why), &run) != 0)
         goto end;
-    }
-    if (bt_graph_connect_ports(graph,
-                               bt_component_filter_borrow_output_port_by_index_const(muxer, 0),
-                               bt_component_sink_borrow_input_port_by_index_const(sink, 0),
-                               NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
-        babeltrace_reason(why, sizeof(why), "cannot connect the graph");
-        goto end;
-    }
-    if (verbose)
-        fprintf(zm_supervise_log(), "zeprof-merge: reading %s (%llu streams)\n", path,
-                (unsigned long long)ports);
-    bt_graph_run_status run;
-    while ((run = bt_graph_run(graph)) == BT_GRAPH_RUN_STATUS_AGAIN) {
-        /* A component waits for something: let it, without burning a core. Progress is the
-         * consume callback's to report, so a source that says AGAIN forever is a stall. */
-        nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
-    }
     if (reader.failed) {
         bt_current_thread_clear_error();
         snprintf(why, sizeof(why), "%s",
                  reader.why[0]              ? reader.why
                  : zm_model_error(model)[0] ? zm_model_error(model)
                                             : "out of memory or temporary file error");
+        goto end;
+    }
+    if (run != BT_GRAPH_RUN_STATUS_OK && merge && zm_merge_error(merge)[0]) {
+        bt_current_thread_clear_error();
+        snprintf(why, sizeof(why), "cannot decode the trace (truncated or corrupt?) (%s)",
+                 zm_merge_error(merge));
         goto end;
     }
     if (run != BT_GRAPH_RUN_STATUS_OK) {
@@ -859,8 +911,7 @@ end:
                  why);
     }
     free(resolved);
-    bt_graph_put_ref(graph);
-    bt_value_put_ref(params);
+    zm_merge_free(merge);
     bt_plugin_put_ref(ctf);
     bt_plugin_put_ref(utils);
     /* Tearing a failed graph down may report more causes: never leave an error behind. */
