@@ -11,7 +11,8 @@ this one run:
   (goal >= 1.7 on 2 cores);
 - the reduction's throughput (--reduce of the host trace) as a ratio to
   `babeltrace2 TRACE -o dummy` on the same trace (goal >= 0.9).
-Timings are the best of three runs: CPU time (user + system of the child and its workers) for the
+Timings are the least of interleaved runs (nine rounds for the reduction's ratio, three for -J;
+three runs for the job-wide tally): CPU time (user + system of the child and its workers) for the
 single-process ratios, wall time for -J. The per-host reductions are not in the job-wide figure:
 they run on each node, where the trace was recorded, in parallel."""
 import argparse
@@ -20,7 +21,7 @@ import shutil
 import sys
 import tempfile
 
-from merge_bench import best, count_events, record
+from merge_bench import best, count_events, interleaved_best, record
 
 
 def main():
@@ -43,8 +44,9 @@ def main():
         print(f"host trace: {events} events")
 
         # 3. the reduction against babeltrace2's own decoding of the same trace
-        bt_cpu, _, _ = best(["babeltrace2", trace, "-o", "dummy"])
-        reduce_cpu, _, _ = best([merge, "--reduce", trace, "-o", partial])
+        (bt_cpu, _), (reduce_cpu, _) = interleaved_best(
+            [["babeltrace2", trace, "-o", "dummy"], [merge, "--reduce", trace, "-o", partial]],
+            rounds=9)
         size = os.path.getsize(partial)
         print(f"babeltrace2 -o dummy: {bt_cpu:.2f} s cpu; zeprof-merge --reduce: "
               f"{reduce_cpu:.2f} s cpu, {events / reduce_cpu / 1e6:.2f} M events/s; partial "
@@ -69,8 +71,8 @@ def main():
 
         # 2. several hosts reduced at once on this machine
         some = [trace] * args.parallel_hosts
-        one_cpu, one_wall, _ = best([merge, "-J", "1"] + some)
-        two_cpu, two_wall, _ = best([merge, "-J", "2"] + some)
+        (one_cpu, one_wall), (two_cpu, two_wall) = interleaved_best(
+            [[merge, "-J", "1"] + some, [merge, "-J", "2"] + some], rounds=3)
         # the wall times need two idle cores: the load says whether the machine had them
         print(f"{args.parallel_hosts} hosts: -J 1 {one_wall:.2f} s wall ({one_cpu:.2f} s cpu), "
               f"-J 2 {two_wall:.2f} s wall ({two_cpu:.2f} s cpu); {os.cpu_count()} cores, "

@@ -26,6 +26,16 @@ def best(command, runs=3):
     return min(r[0] for r in results), min(r[1] for r in results), max(r[2] for r in results)
 
 
+def interleaved_best(commands, rounds):
+    """The least CPU and wall time of each command over `rounds` rounds that run every command
+    once in turn: on a shared machine a slow spell then hits all of them alike, not one."""
+    results = [[] for _ in commands]
+    for _ in range(rounds):
+        for i, command in enumerate(commands):
+            results[i].append(measure(command))
+    return [(min(r[0] for r in runs), min(r[1] for r in runs)) for runs in results]
+
+
 def count_events(trace):
     """Events in the trace, counted by babeltrace2's own text output."""
     process = subprocess.Popen(["babeltrace2", trace], stdout=subprocess.PIPE)
