@@ -580,11 +580,9 @@ static bt_graph_simple_sink_component_consume_func_status consume(bt_message_ite
             status = handle_message(reader, messages[i], NULL);
         bt_message_put_ref(messages[i]);
     }
-    if (status != 0) {
-        reader->failed = true;
-        return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
-    }
-    return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
+    /* handle_message marked the reader failed */
+    return status != 0 ? BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR
+                       : BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
 }
 
 /* ---- The graph ------------------------------------------------------------------------- */
