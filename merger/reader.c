@@ -1,6 +1,7 @@
 /* reader: one trace directory through a babeltrace2 graph into the model (reader.h). */
 #include "reader.h"
 
+#include "decode.h"
 #include "dump.h"
 #include "grow.h"
 #include "map.h"
@@ -16,92 +17,6 @@
 #include <sys/stat.h>
 #include <time.h>
 
-/* Payload members the model reads, in this order; a class lacks most of them. */
-enum member {
-    M_RESULT,
-    M_DEVICE,
-    M_ANCHOR,
-    M_SAMPLE,
-    M_DEVICE_TICKS,
-    M_CALL_ID,
-    M_EXECUTION,
-    M_QUEUE,
-    M_LIST,
-    M_TIMER_HZ,
-    M_GLOBAL_START,
-    M_GLOBAL_END,
-    M_BYTES,
-    M_GROUPS,
-    M_STATUS,
-    M_KERNEL_BITS,
-    M_NAME,
-    M_UUID,
-    M_KIND,
-    M_COMMAND_LIST,
-    M_SESSION,
-    M_WORKER,
-    M_SEQUENCE,
-    M_CALL_START,
-    M_DST,
-    M_SRC,
-    M_SIZE,
-    M_PPTR_VAL,
-    M_PTR,
-    M_GROUP_COUNT_X,
-    M_GROUP_COUNT_Y,
-    M_GROUP_COUNT_Z,
-    M_GROUP_SIZE_X,
-    M_GROUP_SIZE_Y,
-    M_GROUP_SIZE_Z,
-    M_SIMD,
-    M_VALID,
-    M_ENGINE_ACTIVE,
-    M_ENGINE_TIMESTAMP,
-    M_FREQUENCY,
-    M_ENERGY,
-    M_ENERGY_TIMESTAMP,
-    M_MEMORY_USED,
-    M_DESC_ORDINAL,
-    M_DESC_INDEX,
-    M_ALTDESC_ORDINAL,
-    M_ALTDESC_INDEX,
-    M_QUEUE_VAL,
-    M_LIST_VAL,
-    M_COMPUTE_GROUPS,
-    M_COPY_GROUPS,
-    M_COUNT
-};
-
-static const char *const member_names[M_COUNT] = {
-    "result",       "device",   "anchor",       "sample",
-    "device_ticks", "call_id",  "execution",    "queue",
-    "list",         "timer_hz", "global_start", "global_end",
-    "bytes",        "groups",   "status",       "kernel_timestamp_valid_bits",
-    "name",         "uuid",     "kind",         "hCommandList",
-    "session",      "worker",   "sequence",     "call_start",
-    "dst",          "src",      "size",         "pptr_val",
-    "ptr",          "group_count_x", "group_count_y", "group_count_z",
-    "group_size_x", "group_size_y",  "group_size_z",  "simd",
-    "valid",        "engine_active_us", "engine_timestamp_us", "frequency_mhz",
-    "energy_uj",    "energy_timestamp_us", "memory_used",
-    "desc_ordinal", "desc_index", "altdesc_ordinal", "altdesc_index",
-    "phCommandQueue_val", "phCommandList_val", "compute_groups", "copy_groups",
-};
-
-/* What the reader learned about one event class, once. */
-struct class_info {
-    enum zm_event_kind kind;
-    const char *function; /* Weak: interned in the model */
-    int member[M_COUNT];  /* payload member index, or -1 */
-    /* The member's type, known once for the class so that no event asks again. */
-    bool member_signed[M_COUNT], member_unsigned[M_COUNT];
-    int vpid, vtid; /* common context member index, or -1 */
-    bool vpid_signed, vtid_signed;
-    const char *invalid; /* why events of this class cannot be read, or NULL (static text) */
-    enum zm_remote_mark frame_mark; /* ZM_EVENT_FRAME: which of the four marks */
-    bool process_name; /* zeprof_device:process: the process name, shown by -t only */
-};
-
 struct reader {
     struct zm_model *model;
     FILE *dump;
@@ -109,15 +24,7 @@ struct reader {
     bool host_started;
     uint32_t host;              /* the model's number of this host, once started */
     const char *hostname;       /* Weak: the trace's environment */
-    struct zm_map class_index;  /* event class pointer -> index into classes */
-    /* The classes of recent events by pointer bits, each with its index into classes: a
-     * program's few hot classes alternate, and the map's lookup per event cost 0.3% */
-    struct {
-        const bt_event_class *event_class;
-        size_t index;
-    } recent[16];
-    struct class_info *classes; /* Owned by this */
-    size_t class_count, class_capacity;
+    struct zm_decoder decoder;  /* Owned by this */
     bool failed; /* the model failed (out of memory, I/O), or `why` says what was wrong */
     char why[200]; /* a reason of the reader's own (bad field types, timestamps), or "" */
 };
@@ -125,245 +32,6 @@ struct reader {
 void zm_reader_setup(void)
 {
     bt_logging_set_global_level(BT_LOGGING_LEVEL_NONE);
-}
-
-/* The index of member `name` of `structure`, or -1; `is_signed` and (if asked) `is_integer` tell
- * its type. */
-static int find_member_typed(const bt_field_class *structure, const char *name, bool *is_signed,
-                             bool *is_integer)
-{
-    if (!structure)
-        return -1;
-    uint64_t count = bt_field_class_structure_get_member_count(structure);
-    for (uint64_t i = 0; i < count; i++) {
-        const bt_field_class_structure_member *member =
-            bt_field_class_structure_borrow_member_by_index_const(structure, i);
-        if (strcmp(bt_field_class_structure_member_get_name(member), name) == 0) {
-            const bt_field_class *type =
-                bt_field_class_structure_member_borrow_field_class_const(member);
-            *is_signed = bt_field_class_type_is(bt_field_class_get_type(type),
-                                                BT_FIELD_CLASS_TYPE_SIGNED_INTEGER);
-            if (is_integer)
-                *is_integer = bt_field_class_type_is(bt_field_class_get_type(type),
-                                                     BT_FIELD_CLASS_TYPE_INTEGER);
-            return (int)i;
-        }
-    }
-    return -1;
-}
-
-static bool has_suffix(const char *text, size_t length, const char *suffix, size_t *stem)
-{
-    size_t suffix_length = strlen(suffix);
-    if (length <= suffix_length || strcmp(text + length - suffix_length, suffix) != 0)
-        return false;
-    *stem = length - suffix_length;
-    return true;
-}
-
-/* Maps "provider:event" to a kind (docs/tracepoints.md). */
-static enum zm_event_kind classify(struct reader *reader, const char *full, const char **function)
-{
-    const char *colon = strchr(full, ':');
-    if (!colon)
-        return ZM_EVENT_UNKNOWN;
-    size_t provider = (size_t)(colon - full);
-    const char *event = colon + 1;
-    size_t length = strlen(event), stem;
-    if (provider == 9 && strncmp(full, "zeprof_ze", 9) == 0)
-        goto api;
-    if (provider == 10 &&
-        (strncmp(full, "zeprof_zet", 10) == 0 || strncmp(full, "zeprof_zes", 10) == 0 ||
-         strncmp(full, "zeprof_zel", 10) == 0))
-        goto api;
-    if (provider == 13 && strncmp(full, "zeprof_device", 13) == 0) {
-        static const struct {
-            const char *name;
-            enum zm_event_kind kind;
-        } device_events[] = {
-            {"device_properties", ZM_EVENT_DEVICE_PROPERTIES},
-            {"clock_sample_begin", ZM_EVENT_CLOCK_SAMPLE_BEGIN},
-            {"clock_sample_end", ZM_EVENT_CLOCK_SAMPLE_END},
-            {"append", ZM_EVENT_APPEND},
-            {"device_timing", ZM_EVENT_DEVICE_TIMING},
-            {"transfer", ZM_EVENT_TRANSFER},
-            {"kernel_shape", ZM_EVENT_KERNEL_SHAPE},
-        };
-        for (size_t i = 0; i < sizeof(device_events) / sizeof(*device_events); i++) {
-            if (strcmp(event, device_events[i].name) == 0)
-                return device_events[i].kind;
-        }
-        return ZM_EVENT_UNKNOWN;
-    }
-    if (provider == 13 && strncmp(full, "zeprof_sample", 13) == 0)
-        return strcmp(event, "device_sample") == 0 ? ZM_EVENT_DEVICE_SAMPLE : ZM_EVENT_UNKNOWN;
-    if (provider == 12 && strncmp(full, "zeprof_frame", 12) == 0) {
-        if (!strcmp(event, "dispatch_begin") || !strcmp(event, "dispatch_end") ||
-            !strcmp(event, "serve_begin") || !strcmp(event, "serve_end"))
-            return ZM_EVENT_FRAME;
-    }
-    return ZM_EVENT_UNKNOWN;
-api:
-    if (has_suffix(event, length, "_entry", &stem) || has_suffix(event, length, "_exit", &stem)) {
-        *function = zm_model_intern(reader->model, event, stem);
-        if (!*function) {
-            reader->failed = true;
-            return ZM_EVENT_UNKNOWN;
-        }
-        return event[stem + 1] == 'e' && event[stem + 2] == 'n' ? ZM_EVENT_API_ENTRY
-                                                                : ZM_EVENT_API_EXIT;
-    }
-    /* One-event calls (docs/tracepoints.md): `_call`, or `_call_full` in full mode. */
-    if (has_suffix(event, length, "_call", &stem) || has_suffix(event, length, "_call_full", &stem)) {
-        *function = zm_model_intern(reader->model, event, stem);
-        if (!*function) {
-            reader->failed = true;
-            return ZM_EVENT_UNKNOWN;
-        }
-        return ZM_EVENT_API_CALL;
-    }
-    if (has_suffix(event, length, "_desc", &stem)) {
-        /* Named: the model reads the queue group of zeCommandQueueCreate's and
-         * zeCommandListCreateImmediate's descriptor (the engine a queue submits to). */
-        *function = zm_model_intern(reader->model, event, stem);
-        if (!*function) {
-            reader->failed = true;
-            return ZM_EVENT_UNKNOWN;
-        }
-        return ZM_EVENT_API_DESC;
-    }
-    return ZM_EVENT_UNKNOWN;
-}
-
-/* "zeprof_frame:serve_end" -> ZM_REMOTE_SERVE_END (classify() accepted the name already). */
-static enum zm_remote_mark frame_mark_of(const char *full)
-{
-    const char *event = strchr(full, ':') + 1;
-    bool serve = strncmp(event, "serve", 5) == 0;
-    bool end = strcmp(event + (serve ? 5 : 8), "_end") == 0;
-    if (serve)
-        return end ? ZM_REMOTE_SERVE_END : ZM_REMOTE_SERVE_BEGIN;
-    return end ? ZM_REMOTE_DISPATCH_END : ZM_REMOTE_DISPATCH_BEGIN;
-}
-
-static const struct class_info *class_info_for(struct reader *reader, const bt_event *event)
-{
-    const bt_event_class *event_class = bt_event_borrow_class_const(event);
-    size_t slot = ((uintptr_t)event_class >> 4) % (sizeof(reader->recent) / sizeof(*reader->recent));
-    if (reader->recent[slot].event_class == event_class)
-        return &reader->classes[reader->recent[slot].index];
-    uint64_t *found = zm_map_find(&reader->class_index, (uint64_t)(uintptr_t)event_class, 0);
-    if (found) {
-        reader->recent[slot].event_class = event_class;
-        reader->recent[slot].index = *found;
-        return &reader->classes[*found];
-    }
-    if (ZM_GROW(reader->classes, reader->class_capacity, reader->class_count + 1, 16) != 0)
-        return NULL;
-    struct class_info *info = &reader->classes[reader->class_count];
-    memset(info, 0, sizeof(*info));
-    const char *name = bt_event_class_get_name(event_class);
-    info->kind = classify(reader, name ? name : "", &info->function);
-    info->process_name = name && strcmp(name, "zeprof_device:process") == 0;
-    if (info->kind == ZM_EVENT_FRAME)
-        info->frame_mark = frame_mark_of(name);
-    const bt_field_class *payload = bt_event_class_borrow_payload_field_class_const(event_class);
-    for (int i = 0; i < M_COUNT; i++) {
-        bool integer = false;
-        info->member[i] =
-            find_member_typed(payload, member_names[i], &info->member_signed[i], &integer);
-        info->member_unsigned[i] = integer && !info->member_signed[i];
-    }
-    const bt_stream_class *stream_class = bt_event_class_borrow_stream_class_const(event_class);
-    const bt_field_class *context =
-        bt_stream_class_borrow_event_common_context_field_class_const(stream_class);
-    bool vpid_integer = true, vtid_integer = true;
-    info->vpid = find_member_typed(context, "vpid", &info->vpid_signed, &vpid_integer);
-    info->vtid = find_member_typed(context, "vtid", &info->vtid_signed, &vtid_integer);
-    if (!bt_stream_class_borrow_default_clock_class_const(stream_class))
-        info->invalid = "events without a timestamp (the stream class has no clock)";
-    else if (!vpid_integer || !vtid_integer)
-        info->invalid = "the stream's vpid or vtid is not an integer";
-    if (zm_map_put(&reader->class_index, (uint64_t)(uintptr_t)event_class, 0,
-                   reader->class_count) != 0)
-        return NULL;
-    reader->recent[slot].event_class = event_class;
-    reader->recent[slot].index = reader->class_count++;
-    return info;
-}
-
-static uint64_t integer_member(const bt_field *payload, const struct class_info *info,
-                               enum member member)
-{
-    if (info->member[member] < 0)
-        return 0;
-    const bt_field *field = bt_field_structure_borrow_member_field_by_index_const(
-        payload, (uint64_t)info->member[member]);
-    if (info->member_signed[member])
-        return (uint64_t)bt_field_integer_signed_get_value(field);
-    if (!info->member_unsigned[member])
-        return 0;
-    return bt_field_integer_unsigned_get_value(field);
-}
-
-static double real_member(const bt_field *payload, const struct class_info *info,
-                          enum member member)
-{
-    if (info->member[member] < 0)
-        return 0.0;
-    const bt_field *field = bt_field_structure_borrow_member_field_by_index_const(
-        payload, (uint64_t)info->member[member]);
-    bt_field_class_type type = bt_field_get_class_type(field);
-    if (type == BT_FIELD_CLASS_TYPE_DOUBLE_PRECISION_REAL)
-        return bt_field_real_double_precision_get_value(field);
-    if (type == BT_FIELD_CLASS_TYPE_SINGLE_PRECISION_REAL)
-        return bt_field_real_single_precision_get_value(field);
-    return 0.0;
-}
-
-static const char *string_member(const bt_field *payload, const struct class_info *info,
-                                 enum member member)
-{
-    if (info->member[member] < 0)
-        return NULL;
-    const bt_field *field = bt_field_structure_borrow_member_field_by_index_const(
-        payload, (uint64_t)info->member[member]);
-    if (bt_field_get_class_type(field) != BT_FIELD_CLASS_TYPE_STRING)
-        return NULL;
-    return bt_field_string_get_value(field);
-}
-
-/* Member `index` of the common context, an integer (class_info_for checked), signed or not. */
-static int64_t context_member(const bt_field *context, int index, bool is_signed)
-{
-    if (!context || index < 0)
-        return 0;
-    const bt_field *field =
-        bt_field_structure_borrow_member_field_by_index_const(context, (uint64_t)index);
-    if (is_signed)
-        return bt_field_integer_signed_get_value(field);
-    return (int64_t)bt_field_integer_unsigned_get_value(field);
-}
-
-/* A one-event call's start: `start` is a raw value of the trace clock (the shim reads LTTng's own
- * clock), the event's own snapshot another: their difference, in nanoseconds, before `ns`. */
-static int64_t call_start_ns(const bt_clock_snapshot *snapshot, int64_t ns, uint64_t start)
-{
-    uint64_t cycles = bt_clock_snapshot_get_value(snapshot);
-    uint64_t frequency =
-        bt_clock_class_get_frequency(bt_clock_snapshot_borrow_clock_class_const(snapshot));
-    if (start > cycles) /* inverted: the model clamps it and counts it */
-        return ns == INT64_MAX ? ns : ns + 1;
-    uint64_t delta = cycles - start;
-    if (frequency != 1000000000u) {
-        double scaled = (double)delta * 1e9 / (double)(frequency ? frequency : 1);
-        if (scaled >= 9.2e18) /* a corrupt call_start: converting it would be undefined */
-            return INT64_MIN;
-        delta = (uint64_t)scaled;
-    }
-    if (delta > (uint64_t)INT64_MAX || ns < INT64_MIN + (int64_t)delta)
-        return INT64_MIN;
-    return ns - (int64_t)delta;
 }
 
 static int start_host(struct reader *reader)
@@ -382,9 +50,10 @@ static int start_host(struct reader *reader)
 static int handle_event(struct reader *reader, const bt_message *message, const int64_t *known_ns)
 {
     const bt_event *event = bt_message_event_borrow_event_const(message);
-    const struct class_info *info = class_info_for(reader, event);
-    if (!info || reader->failed || start_host(reader) != 0)
+    const struct zm_decode_class *class = zm_decode_class_of(&reader->decoder, event);
+    if (!class || reader->failed || start_host(reader) != 0)
         return -1;
+    const struct zm_decode_info *info = zm_decode_info(class);
     if (info->invalid) {
         snprintf(reader->why, sizeof(reader->why), "%s", info->invalid);
         return -1;
@@ -398,99 +67,13 @@ static int handle_event(struct reader *reader, const bt_message *message, const 
                  "a timestamp out of range (clock offset or value overflows 64 bits)");
         return -1;
     }
-    struct zm_event decoded = {.kind = info->kind, .ns = ns, .function = info->function};
-    if (info->kind == ZM_EVENT_API_CALL) {
-        const bt_field *payload = bt_event_borrow_payload_field_const(event);
-        decoded.result = (uint32_t)integer_member(payload, info, M_RESULT);
-        decoded.start_ns = call_start_ns(snapshot, ns, integer_member(payload, info, M_CALL_START));
-    }
+    struct zm_event decoded;
+    zm_decode_event(class, event, snapshot, ns, &decoded);
     if (reader->dump)
         zm_dump_event(reader->dump, zm_model_host(reader->model, reader->host)->hostname, ns, event,
                       info->kind == ZM_EVENT_API_CALL ? &decoded.start_ns : NULL);
     if (info->process_name)
         return 0; /* the name, once per process, in place of a procname context on every event */
-    if (info->kind == ZM_EVENT_UNKNOWN)
-        return zm_model_event(reader->model, &decoded);
-    const bt_field *context = bt_event_borrow_common_context_field_const(event);
-    decoded.pid = context_member(context, info->vpid, info->vpid_signed);
-    decoded.tid = context_member(context, info->vtid, info->vtid_signed);
-    if (info->kind == ZM_EVENT_API_ENTRY) {
-        const bt_field *payload = bt_event_borrow_payload_field_const(event);
-        /* The list a zeCommandListDestroy/Reset is about: its appends can be forgotten. */
-        decoded.list = integer_member(payload, info, M_COMMAND_LIST);
-        /* zeMemAlloc*'s size, zeMemFree's pointer: the model follows allocations. */
-        decoded.size = integer_member(payload, info, M_SIZE);
-        decoded.address = integer_member(payload, info, M_PTR);
-    } else if (info->kind == ZM_EVENT_API_DESC) {
-        /* A queue's group ordinal and index: `desc` of zeCommandQueueCreate, `altdesc` of
-         * zeCommandListCreateImmediate; other descriptors have neither. */
-        const bt_field *payload = bt_event_borrow_payload_field_const(event);
-        enum member ordinal =
-            info->member[M_DESC_ORDINAL] >= 0 ? M_DESC_ORDINAL : M_ALTDESC_ORDINAL;
-        decoded.queue_slot = info->member[ordinal] >= 0;
-        decoded.queue_ordinal = (uint32_t)integer_member(payload, info, ordinal);
-        decoded.queue_index = (uint32_t)integer_member(payload, info, ordinal + 1);
-    } else if (info->kind != ZM_EVENT_API_ENTRY && info->kind != ZM_EVENT_API_DESC &&
-               info->kind != ZM_EVENT_API_CALL) {
-        const bt_field *payload = bt_event_borrow_payload_field_const(event);
-        decoded.result = (uint32_t)integer_member(payload, info, M_RESULT);
-        decoded.address = integer_member(payload, info, M_PPTR_VAL); /* zeMemAlloc*'s pointer */
-        if (info->kind == ZM_EVENT_API_EXIT) /* the queue or immediate list created */
-            decoded.created = integer_member(
-                payload, info, info->member[M_QUEUE_VAL] >= 0 ? M_QUEUE_VAL : M_LIST_VAL);
-        if (info->kind == ZM_EVENT_FRAME) {
-            decoded.frame_mark = info->frame_mark;
-            decoded.session = integer_member(payload, info, M_SESSION);
-            decoded.worker = (uint32_t)integer_member(payload, info, M_WORKER);
-            decoded.sequence = integer_member(payload, info, M_SEQUENCE);
-        } else if (info->kind != ZM_EVENT_API_EXIT) {
-            decoded.device = integer_member(payload, info, M_DEVICE);
-            decoded.anchor = integer_member(payload, info, M_ANCHOR);
-            decoded.sample = (uint32_t)integer_member(payload, info, M_SAMPLE);
-            decoded.device_ticks = integer_member(payload, info, M_DEVICE_TICKS);
-            decoded.call_id = integer_member(payload, info, M_CALL_ID);
-            decoded.execution = integer_member(payload, info, M_EXECUTION);
-            decoded.queue = integer_member(payload, info, M_QUEUE);
-            decoded.list = integer_member(payload, info, M_LIST);
-            decoded.timer_hz = integer_member(payload, info, M_TIMER_HZ);
-            decoded.global_start = integer_member(payload, info, M_GLOBAL_START);
-            decoded.global_end = integer_member(payload, info, M_GLOBAL_END);
-            decoded.bytes = integer_member(payload, info, M_BYTES);
-            decoded.groups = integer_member(payload, info, M_GROUPS);
-            decoded.dst = integer_member(payload, info, M_DST);
-            decoded.src = integer_member(payload, info, M_SRC);
-            decoded.status = (uint32_t)integer_member(payload, info, M_STATUS);
-            decoded.kernel_timestamp_valid_bits =
-                (uint32_t)integer_member(payload, info, M_KERNEL_BITS);
-            decoded.name = string_member(payload, info, M_NAME);
-            decoded.uuid = string_member(payload, info, M_UUID);
-            decoded.append_kind = string_member(payload, info, M_KIND);
-            if (info->kind == ZM_EVENT_DEVICE_PROPERTIES) {
-                decoded.groups_known = info->member[M_COMPUTE_GROUPS] >= 0;
-                decoded.compute_groups = (uint32_t)integer_member(payload, info, M_COMPUTE_GROUPS);
-                decoded.copy_groups = (uint32_t)integer_member(payload, info, M_COPY_GROUPS);
-            }
-            if (info->kind == ZM_EVENT_KERNEL_SHAPE) {
-                for (int i = 0; i < 3; i++) {
-                    decoded.shape.count[i] =
-                        (uint32_t)integer_member(payload, info, M_GROUP_COUNT_X + i);
-                    decoded.shape.size[i] =
-                        (uint32_t)integer_member(payload, info, M_GROUP_SIZE_X + i);
-                }
-                decoded.shape.simd = (uint32_t)integer_member(payload, info, M_SIMD);
-                decoded.shape.known = true;
-            }
-            if (info->kind == ZM_EVENT_DEVICE_SAMPLE) {
-                decoded.valid = (uint32_t)integer_member(payload, info, M_VALID);
-                decoded.engine_active_us = integer_member(payload, info, M_ENGINE_ACTIVE);
-                decoded.engine_timestamp_us = integer_member(payload, info, M_ENGINE_TIMESTAMP);
-                decoded.frequency_mhz = real_member(payload, info, M_FREQUENCY);
-                decoded.energy_uj = integer_member(payload, info, M_ENERGY);
-                decoded.energy_timestamp_us = integer_member(payload, info, M_ENERGY_TIMESTAMP);
-                decoded.memory_used = integer_member(payload, info, M_MEMORY_USED);
-            }
-        }
-    }
     return zm_model_event(reader->model, &decoded);
 }
 
@@ -793,7 +376,7 @@ int zm_reader_read(const char *path, struct zm_model *model, FILE *dump, bool ve
     char why[400] = "";
     int status = -1;
     struct reader reader = {.model = model, .dump = dump, .path = path};
-    zm_map_init(&reader.class_index);
+    zm_decode_init(&reader.decoder, model);
     struct zm_merge *merge = NULL;
     const bt_plugin *ctf = NULL, *utils = NULL;
     char *resolved = NULL;
@@ -914,8 +497,7 @@ end:
     bt_plugin_put_ref(utils);
     /* Tearing a failed graph down may report more causes: never leave an error behind. */
     bt_current_thread_clear_error();
-    free(reader.classes);
+    zm_decode_release(&reader.decoder);
     forget_trace_dirs();
-    zm_map_release(&reader.class_index);
     return status;
 }
