@@ -19,6 +19,7 @@
 #include "partial_write.h"
 #include "placement.h"
 #include "reader.h"
+#include "split.h"
 #include "stats.h"
 #include "supervise.h"
 #include "tally.h"
@@ -230,7 +231,8 @@ static int merge(void *context, char *reason, int reason_size)
                                 .telemetry_totals = telemetry_totals};
     if (options->reduce) {
         if (!(partial =
-                  zm_partial_writer_open(options->output, !options->no_spans, reason, reason_size)))
+                  zm_partial_writer_open(options->output, !options->no_spans, true, reason,
+                                         reason_size)))
             goto error;
         sink = zm_partial_writer_sink(partial);
     }
@@ -246,6 +248,20 @@ static int merge(void *context, char *reason, int reason_size)
         snprintf(reason, (size_t)reason_size, "Failed to start: reason=out of memory");
         goto error;
     }
+    /* Spans are read only when something draws or keeps them. */
+    enum zm_partial_spans spans = timeline  ? ZM_PARTIAL_SPANS_REQUIRED
+                                  : partial ? ZM_PARTIAL_SPANS_IF_ANY
+                                            : ZM_PARTIAL_SPANS_SKIPPED;
+    /* One raw trace (several are reduced by parallel.c's workers, one each): its packets are
+     * decoded by the cores at once when it is large enough (split.h). */
+    struct zm_split_options split = {.workers = options->path_count == 1 && !dump
+                                                    ? zm_parallel_jobs(options)
+                                                    : 1,
+                                     .rate_ppm = options->max_rate_ppm,
+                                     .spans = partial && options->no_spans
+                                                  ? ZM_PARTIAL_SPANS_SKIPPED
+                                                  : spans,
+                                     .verbose = options->verbose};
     zm_supervise_watch(1);
     for (int i = 0; i < options->path_count; i++) {
         zm_supervise_escape_line(escaped, sizeof(escaped), options->paths[i]);
@@ -261,16 +277,16 @@ static int merge(void *context, char *reason, int reason_size)
             if (options->verbose)
                 fprintf(zm_supervise_log(), "zeprof-merge: reading the partial %s\n",
                         options->paths[i]);
-            /* Spans are read only when something draws or keeps them. */
-            enum zm_partial_spans spans = timeline  ? ZM_PARTIAL_SPANS_REQUIRED
-                                          : partial ? ZM_PARTIAL_SPANS_IF_ANY
-                                                    : ZM_PARTIAL_SPANS_SKIPPED;
             if (zm_partial_read(options->paths[i], model, spans, reason, reason_size) != 0)
                 goto error;
-        } else if (zm_reader_read(options->paths[i], model, dump, options->verbose, reason,
-                                  reason_size) != 0) {
-            goto error;
+            continue;
         }
+        int split_read = zm_split_read(options->paths[i], model, &split, reason, reason_size);
+        if (split_read < 0)
+            goto error;
+        if (split_read == 0 && zm_reader_read(options->paths[i], model, dump, NULL,
+                                              options->verbose, reason, reason_size) != 0)
+            goto error;
     }
     zm_supervise_watch(0);
     if (partial) {

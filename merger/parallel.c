@@ -50,6 +50,7 @@ static void run_worker(const struct worker *worker, const struct zm_options *opt
     reduce.timeline = NULL;
     reduce.paths = &options->paths[worker->input];
     reduce.path_count = 1;
+    reduce.jobs = 1; /* the cores are the workers': none splits its trace further */
     int status = zm_supervise(work, &reduce, NULL);
     fflush(NULL);
     _exit(status);
@@ -125,17 +126,17 @@ static void stop_workers(struct worker *workers, int count)
     }
 }
 
-static long default_jobs(void)
+unsigned zm_parallel_jobs(const struct zm_options *options)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    return cores > 0 ? cores : 1;
+    return options->jobs ? (unsigned)options->jobs : cores > 0 ? (unsigned)cores : 1;
 }
 
 int zm_parallel_reduce(struct zm_parallel *parallel, struct zm_options *options,
                        zm_supervised_work work, char *reason, int reason_size)
 {
     *parallel = (struct zm_parallel){0};
-    long jobs = options->jobs ? (long)options->jobs : default_jobs();
+    long jobs = zm_parallel_jobs(options);
     int traces = 0;
     for (int i = 0; i < options->path_count; i++)
         traces += !zm_partial_is_file(options->paths[i]);

@@ -26,6 +26,8 @@ struct zm_parallel {
  * partials. 0 (also when nothing was done), or -1 with the one line in `reason`. */
 ZM_MUST_CHECK int zm_parallel_reduce(struct zm_parallel *parallel, struct zm_options *options,
                                      zm_supervised_work work, char *reason, int reason_size);
+/* -J's number of workers: its N, or one per online core. */
+unsigned zm_parallel_jobs(const struct zm_options *options);
 /* Removes the partials and their directory. */
 void zm_parallel_release(struct zm_parallel *parallel);
 

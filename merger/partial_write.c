@@ -51,6 +51,7 @@ struct zm_partial_writer {
     FILE *file;                   /* Owned by this */
     uint32_t host_count;
     bool spans;  /* spans are kept (not --no-spans) */
+    bool supervised; /* the supervisor was told of temp_path */
     bool failed; /* a write failed: the file is abandoned at the end */
 
     /* The current host */
@@ -79,8 +80,8 @@ static void fail(char *reason, int reason_size, const char *path, const char *wh
              why);
 }
 
-struct zm_partial_writer *zm_partial_writer_open(const char *path, bool spans, char *reason,
-                                                 int reason_size)
+struct zm_partial_writer *zm_partial_writer_open(const char *path, bool spans, bool supervised,
+                                                 char *reason, int reason_size)
 {
     struct stat status;
     if (stat(path, &status) == 0 && S_ISDIR(status.st_mode)) {
@@ -97,6 +98,7 @@ struct zm_partial_writer *zm_partial_writer_open(const char *path, bool spans, c
         return NULL;
     }
     writer->spans = spans;
+    writer->supervised = supervised;
     zm_stats_init(&writer->stats, true);
     zm_telemetry_init(&writer->telemetry);
     zm_map_init(&writer->strings);
@@ -113,7 +115,8 @@ struct zm_partial_writer *zm_partial_writer_open(const char *path, bool spans, c
         zm_partial_writer_abort(writer);
         return NULL;
     }
-    zm_supervise_temp_file(writer->temp_path);
+    if (supervised)
+        zm_supervise_temp_file(writer->temp_path);
     /* mkstemp makes it private; a partial is as readable as any file the user creates */
     mode_t mask = umask(0);
     umask(mask);
@@ -664,7 +667,8 @@ int zm_partial_writer_finish(struct zm_partial_writer *writer, char *reason, int
         zm_partial_writer_abort(writer);
         return -1;
     }
-    zm_supervise_temp_file(NULL);
+    if (writer->supervised)
+        zm_supervise_temp_file(NULL);
     free(writer->temp_path);
     writer->temp_path = NULL;
     zm_partial_writer_abort(writer);
@@ -679,7 +683,8 @@ void zm_partial_writer_abort(struct zm_partial_writer *writer)
         fclose(writer->file);
     if (writer->temp_path) {
         unlink(writer->temp_path);
-        zm_supervise_temp_file(NULL);
+        if (writer->supervised)
+            zm_supervise_temp_file(NULL);
     }
     zm_stats_release(&writer->stats);
     zm_telemetry_release(&writer->telemetry);

@@ -19,9 +19,12 @@ struct zm_partial_writer;
 
 /* Opens PATH's temporary file; NULL with "Failed to write partial: path=…, reason=…".
  * `spans`: keep the hosts' spans (false: --no-spans, a partial no timeline can be made of). A host
- * read from a partial without spans has none in this one either. */
+ * read from a partial without spans has none in this one either. `supervised`: the supervisor
+ * removes the temporary file if the process dies (false: it is in a directory that the
+ * supervisor removes, split.h's). */
 ZM_MUST_CHECK struct zm_partial_writer *zm_partial_writer_open(const char *path, bool spans,
-                                                               char *reason, int reason_size);
+                                                               bool supervised, char *reason,
+                                                               int reason_size);
 /* The sink to give zm_model_new; its context is the writer. */
 struct zm_span_sink zm_partial_writer_sink(struct zm_partial_writer *writer);
 /* The model whose hosts are written (the sink's end_host reads it); before its first host. */

@@ -25,6 +25,9 @@ struct reader {
     uint32_t host;              /* the model's number of this host, once started */
     const char *hostname;       /* Weak: the trace's environment */
     struct zm_decoder decoder;  /* Owned by this */
+    const struct zm_reader_tap *tap; /* Weak, or NULL: events go to the model */
+    const bt_stream *tap_stream;     /* the last event's stream, and its tie key */
+    uint64_t tap_key;
     bool failed; /* the model failed (out of memory, I/O), or `why` says what was wrong */
     char why[200]; /* a reason of the reader's own (bad field types, timestamps), or "" */
 };
@@ -40,10 +43,27 @@ static int start_host(struct reader *reader)
         return 0;
     reader->host_started = true;
     int host = zm_model_begin_host(reader->model, reader->hostname, reader->path);
-    if (host < 0)
+    if (host < 0 || (reader->tap && reader->tap->begin(reader->tap->context, reader->hostname) != 0))
         return -1;
     reader->host = (uint32_t)host;
     return 0;
+}
+
+/* The stream's tie key: its class id and id (stream_merge's order among the streams of one trace). */
+static int tap_event(struct reader *reader, const bt_event *event, const struct zm_event *decoded)
+{
+    const bt_stream *stream = bt_event_borrow_stream_const(event);
+    if (stream != reader->tap_stream) {
+        uint64_t class_id = bt_stream_class_get_id(bt_stream_borrow_class_const(stream));
+        uint64_t id = bt_stream_get_id(stream);
+        if (class_id >= (UINT64_C(1) << 16) || id >= (UINT64_C(1) << 48)) {
+            snprintf(reader->why, sizeof(reader->why), "a stream id too large to tap");
+            return -1;
+        }
+        reader->tap_stream = stream;
+        reader->tap_key = class_id << 48 | id;
+    }
+    return reader->tap->event(reader->tap->context, decoded, reader->tap_key);
 }
 
 /* `known_ns`: the event's time as the stream merge computed it, or NULL. */
@@ -74,7 +94,17 @@ static int handle_event(struct reader *reader, const bt_message *message, const 
                       info->kind == ZM_EVENT_API_CALL ? &decoded.start_ns : NULL);
     if (info->process_name)
         return 0; /* the name, once per process, in place of a procname context on every event */
+    if (reader->tap)
+        return tap_event(reader, event, &decoded);
     return zm_model_event(reader->model, &decoded);
+}
+
+static void discarded(struct reader *reader, uint64_t count, bool packets, bool known)
+{
+    if (reader->tap)
+        reader->tap->discarded(reader->tap->context, count, packets, known);
+    else
+        zm_model_discarded(reader->model, count, packets);
 }
 
 static void stream_beginning(struct reader *reader, const bt_message *message)
@@ -93,6 +123,7 @@ static void stream_beginning(struct reader *reader, const bt_message *message)
 static int handle_message(struct reader *reader, const bt_message *message, const int64_t *ns)
 {
     uint64_t lost;
+    bool known;
     int status = 0;
     switch (bt_message_get_type(message)) {
     case BT_MESSAGE_TYPE_EVENT:
@@ -104,18 +135,20 @@ static int handle_message(struct reader *reader, const bt_message *message, cons
     case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
         /* The count is unknown when a stream's first packet already lost events: then at least
          * one was lost. */
-        if (bt_message_discarded_events_get_count(message, &lost) !=
-            BT_PROPERTY_AVAILABILITY_AVAILABLE)
+        known = bt_message_discarded_events_get_count(message, &lost) ==
+                BT_PROPERTY_AVAILABILITY_AVAILABLE;
+        if (!known)
             lost = 1;
         status = start_host(reader);
-        zm_model_discarded(reader->model, lost, false);
+        discarded(reader, lost, false, known);
         break;
     case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
-        if (bt_message_discarded_packets_get_count(message, &lost) !=
-            BT_PROPERTY_AVAILABILITY_AVAILABLE)
+        known = bt_message_discarded_packets_get_count(message, &lost) ==
+                BT_PROPERTY_AVAILABILITY_AVAILABLE;
+        if (!known)
             lost = 1;
         status = start_host(reader);
-        zm_model_discarded(reader->model, lost, true);
+        discarded(reader, lost, true, known);
         break;
     default:
         break;
@@ -201,7 +234,7 @@ static int look_for_metadata(const char *path, const struct stat *info, int type
     return 0;
 }
 
-static void forget_trace_dirs(void)
+static void forget_walk(void)
 {
     for (size_t i = 0; i < trace_dir_count; i++)
         free(trace_dirs[i]);
@@ -211,6 +244,13 @@ static void forget_trace_dirs(void)
     walk_failed = false;
     free(walk_unreadable);
     walk_unreadable = NULL;
+}
+
+void zm_reader_free_trace_dirs(char **dirs)
+{
+    for (size_t i = 0; dirs && dirs[i]; i++)
+        free(dirs[i]);
+    free(dirs);
 }
 
 static int compare_paths(const void *left, const void *right)
@@ -270,12 +310,65 @@ static void babeltrace_reason(char *text, size_t size, const char *fallback)
     bt_error_release(error);
 }
 
+char **zm_reader_trace_dirs(const char *path, char *why, size_t why_size)
+{
+    char **dirs = NULL;
+    char *resolved = NULL;
+    struct stat info;
+    if (stat(path, &info) != 0) {
+        snprintf(why, why_size, "%s", strerror(errno));
+        goto end;
+    }
+    if (!S_ISDIR(info.st_mode)) {
+        snprintf(why, why_size, "not a directory");
+        goto end;
+    }
+    /* The walk does not follow links inside the trace, but the directory itself may be one. */
+    resolved = realpath(path, NULL);
+    if (!resolved) {
+        snprintf(why, why_size, "%s", strerror(errno));
+        goto end;
+    }
+    errno = 0;
+    if (nftw(resolved, look_for_metadata, 16, FTW_PHYS) != 0 && !walk_failed) {
+        snprintf(why, why_size, "cannot walk the directory (%s)", strerror(errno));
+        goto end;
+    }
+    if (walk_failed) {
+        snprintf(why, why_size, "out of memory");
+        goto end;
+    }
+    if (walk_unreadable) {
+        char shown[200];
+        zm_supervise_escape_line(shown, sizeof(shown), walk_unreadable);
+        snprintf(why, why_size, "cannot read %s (%s)", shown, strerror(walk_errno));
+        goto end;
+    }
+    if (trace_dir_count == 0) {
+        snprintf(why, why_size, "no CTF trace in the directory");
+        goto end;
+    }
+    if (ZM_GROW(trace_dirs, trace_dir_capacity, trace_dir_count + 1, 16) != 0) {
+        snprintf(why, why_size, "out of memory");
+        goto end;
+    }
+    qsort(trace_dirs, trace_dir_count, sizeof(*trace_dirs), compare_paths);
+    trace_dirs[trace_dir_count] = NULL;
+    dirs = trace_dirs; /* handed over: the walk's state starts afresh */
+    trace_dirs = NULL;
+    trace_dir_count = trace_dir_capacity = 0;
+end:
+    free(resolved);
+    forget_walk();
+    return dirs;
+}
+
 /* Builds the graph: one src.ctf.fs per logical trace, its ports into the stream merge (or, with
  * `muxer`, into flt.utils.muxer and a simple sink), and runs it. Returns the run's status; on a
  * failure to build, -1 with `why` filled. */
-static int run_graph(struct reader *reader, const bt_plugin *ctf, const bt_plugin *utils,
-                     struct zm_merge *merge, bool verbose, char *why, size_t why_size,
-                     bt_graph_run_status *run)
+static int run_graph(struct reader *reader, char **dirs, size_t dir_count, const bt_plugin *ctf,
+                     const bt_plugin *utils, struct zm_merge *merge, bool verbose, char *why,
+                     size_t why_size, bt_graph_run_status *run)
 {
     int status = -1;
     bt_value *params = NULL;
@@ -292,13 +385,13 @@ static int run_graph(struct reader *reader, const bt_plugin *ctf, const bt_plugi
         babeltrace_reason(why, why_size, "cannot create the muxer");
         goto end;
     }
-    const bt_component_source **sources = calloc(trace_dir_count, sizeof(*sources));
+    const bt_component_source **sources = calloc(dir_count, sizeof(*sources));
     if (!sources) {
         snprintf(why, why_size, "out of memory");
         goto end;
     }
     uint64_t ports = 0;
-    for (size_t t = 0; t < trace_dir_count; t++) {
+    for (size_t t = 0; t < dir_count; t++) {
         /* One source per logical trace: src.ctf.fs reads one trace (one UUID) per component. */
         char source_name[32];
         snprintf(source_name, sizeof(source_name), "source-%zu", t);
@@ -308,7 +401,7 @@ static int run_graph(struct reader *reader, const bt_plugin *ctf, const bt_plugi
         if (!params ||
             bt_value_map_insert_empty_array_entry(params, "inputs", &inputs) !=
                 BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK ||
-            bt_value_array_append_string_element(inputs, trace_dirs[t]) !=
+            bt_value_array_append_string_element(inputs, dirs[t]) !=
                 BT_VALUE_ARRAY_APPEND_ELEMENT_STATUS_OK) {
             snprintf(why, why_size, "out of memory");
             goto end_sources;
@@ -330,7 +423,7 @@ static int run_graph(struct reader *reader, const bt_plugin *ctf, const bt_plugi
         goto end_sources;
     }
     uint64_t port = 0;
-    for (size_t t = 0; t < trace_dir_count; t++) {
+    for (size_t t = 0; t < dir_count; t++) {
         uint64_t count = bt_component_source_get_output_port_count(sources[t]);
         for (uint64_t i = 0; i < count; i++, port++) {
             /* The muxer adds a fresh input port each time one is connected; the merge has one
@@ -370,61 +463,32 @@ end:
     return status;
 }
 
-int zm_reader_read(const char *path, struct zm_model *model, FILE *dump, bool verbose, char *reason,
-                   int reason_size)
+int zm_reader_read(const char *path, struct zm_model *model, FILE *dump,
+                   const struct zm_reader_tap *tap, bool verbose, char *reason, int reason_size)
 {
     char why[400] = "";
     int status = -1;
-    struct reader reader = {.model = model, .dump = dump, .path = path};
+    struct reader reader = {.model = model, .dump = dump, .path = path, .tap = tap};
     zm_decode_init(&reader.decoder, model);
     struct zm_merge *merge = NULL;
     const bt_plugin *ctf = NULL, *utils = NULL;
-    char *resolved = NULL;
+    char **dirs = NULL;
+    size_t dir_count = 0;
     uint64_t events_before = zm_model_zeprof_events(model);
     uint64_t unknown_before = zm_model_anomalies(model)->unknown_events;
 
-    struct stat info;
-    if (stat(path, &info) != 0) {
-        snprintf(why, sizeof(why), "%s", strerror(errno));
+    dirs = zm_reader_trace_dirs(path, why, sizeof(why));
+    if (!dirs)
         goto end;
-    }
-    if (!S_ISDIR(info.st_mode)) {
-        snprintf(why, sizeof(why), "not a directory");
-        goto end;
-    }
-    /* The walk does not follow links inside the trace, but the directory itself may be one. */
-    resolved = realpath(path, NULL);
-    if (!resolved) {
-        snprintf(why, sizeof(why), "%s", strerror(errno));
-        goto end;
-    }
-    errno = 0;
-    if (nftw(resolved, look_for_metadata, 16, FTW_PHYS) != 0 && !walk_failed) {
-        snprintf(why, sizeof(why), "cannot walk the directory (%s)", strerror(errno));
-        goto end;
-    }
-    if (walk_failed) {
-        snprintf(why, sizeof(why), "out of memory");
-        goto end;
-    }
-    if (walk_unreadable) {
-        char shown[200];
-        zm_supervise_escape_line(shown, sizeof(shown), walk_unreadable);
-        snprintf(why, sizeof(why), "cannot read %s (%s)", shown, strerror(walk_errno));
-        goto end;
-    }
-    if (trace_dir_count == 0) {
-        snprintf(why, sizeof(why), "no CTF trace in the directory");
-        goto end;
-    }
-    qsort(trace_dirs, trace_dir_count, sizeof(*trace_dirs), compare_paths);
+    while (dirs[dir_count])
+        dir_count++;
     /* What libbabeltrace2 would abort or loop on, refused first (the supervisor contains the
      * rest). */
     /* ZEPROF_MERGE_SKIP_VALIDATION=1 leaves all to the supervisor (to test it alone). */
     const char *skip = getenv("ZEPROF_MERGE_SKIP_VALIDATION");
-    for (size_t t = 0; t < trace_dir_count && !(skip && strcmp(skip, "1") == 0); t++) {
+    for (size_t t = 0; t < dir_count && !(skip && strcmp(skip, "1") == 0); t++) {
         zm_supervise_progress();
-        if (zm_validate_trace(trace_dirs[t], why, sizeof(why)) != 0)
+        if (zm_validate_trace(dirs[t], NULL, why, sizeof(why)) != 0)
             goto end;
     }
     if (bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, &ctf) !=
@@ -438,21 +502,25 @@ int zm_reader_read(const char *path, struct zm_model *model, FILE *dump, bool ve
      * (ZEPROF_MERGE_MUXER=1: the muxer, as before, to compare). */
     const char *use_muxer = getenv("ZEPROF_MERGE_MUXER");
     bt_graph_run_status run = BT_GRAPH_RUN_STATUS_OK;
-    if (!(use_muxer && strcmp(use_muxer, "1") == 0)) {
+    if (tap || !(use_muxer && strcmp(use_muxer, "1") == 0)) {
         merge = zm_merge_new(deliver_merged, &reader);
         if (!merge) {
             snprintf(why, sizeof(why), "out of memory");
             goto end;
         }
-        if (run_graph(&reader, ctf, utils, merge, verbose, why, sizeof(why), &run) != 0)
+        if (run_graph(&reader, dirs, dir_count, ctf, utils, merge, verbose, why, sizeof(why), &run) != 0)
             goto end;
+        if (run != BT_GRAPH_RUN_STATUS_OK && zm_merge_unusual(merge) && tap) {
+            snprintf(why, sizeof(why), "unusual streams: the muxer orders them");
+            goto end;
+        }
         if (run != BT_GRAPH_RUN_STATUS_OK && zm_merge_unusual(merge)) {
             bt_current_thread_clear_error(); /* nothing was read: the muxer reads it all */
             zm_merge_free(merge);
             merge = NULL;
         }
     }
-    if (!merge && run_graph(&reader, ctf, utils, NULL, verbose, why, sizeof(why), &run) != 0)
+    if (!merge && run_graph(&reader, dirs, dir_count, ctf, utils, NULL, verbose, why, sizeof(why), &run) != 0)
         goto end;
     if (reader.failed) {
         bt_current_thread_clear_error();
@@ -470,6 +538,10 @@ int zm_reader_read(const char *path, struct zm_model *model, FILE *dump, bool ve
     }
     if (run != BT_GRAPH_RUN_STATUS_OK) {
         babeltrace_reason(why, sizeof(why), "cannot decode the trace (truncated or corrupt?)");
+        goto end;
+    }
+    if (tap) {
+        status = 0; /* the tap's reader has the events and says what they lack */
         goto end;
     }
     if (zm_model_zeprof_events(model) == events_before) {
@@ -491,13 +563,12 @@ end:
         snprintf(reason, (size_t)reason_size, "Failed to read trace: path=%s, reason=%s", shown,
                  why);
     }
-    free(resolved);
+    zm_reader_free_trace_dirs(dirs);
     zm_merge_free(merge);
     bt_plugin_put_ref(ctf);
     bt_plugin_put_ref(utils);
     /* Tearing a failed graph down may report more causes: never leave an error behind. */
     bt_current_thread_clear_error();
     zm_decode_release(&reader.decoder);
-    forget_trace_dirs();
     return status;
 }

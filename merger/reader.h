@@ -19,12 +19,34 @@
 #include "must_check.h"
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
+
+/* Where a tapped read sends what it decodes, in place of the model (split.h's workers): the
+ * host's beginning, each event with its stream's tie key (stream class id << 48 | stream id,
+ * stream_merge's order among the streams of one trace), and discarded-items messages (`known`:
+ * the count was given; otherwise it is 1). The model only interns names then. Each returns 0,
+ * or -1 to stop the read. A tapped read never falls back to the muxer (unusual streams fail it)
+ * and leaves the checks of the host's end to the tap's reader. */
+struct zm_reader_tap {
+    int (*begin)(void *context, const char *hostname);
+    int (*event)(void *context, const struct zm_event *event, uint64_t stream_key);
+    void (*discarded)(void *context, uint64_t count, bool packets, bool known);
+    void *context;
+};
 
 /* Quiets libbabeltrace2 (call once, before any graph). */
 void zm_reader_setup(void);
-/* Reads `path` into `model` as a new host. 0 on success; -1 with `reason` filled. */
-ZM_MUST_CHECK int zm_reader_read(const char *path, struct zm_model *model, FILE *dump, bool verbose,
-                                 char *reason, int reason_size);
+/* Reads `path` into `model` as a new host (or, with `tap`, to the tap). 0 on success; -1 with
+ * `reason` filled. */
+ZM_MUST_CHECK int zm_reader_read(const char *path, struct zm_model *model, FILE *dump,
+                                 const struct zm_reader_tap *tap, bool verbose, char *reason,
+                                 int reason_size);
+/* The CTF traces under the trace directory `path` (the directories holding a `metadata` file:
+ * per-UID buffers give one per ABI, per-PID buffers one per process), sorted, in a
+ * NULL-terminated array; NULL with a reason in `why` (unreadable, not a directory, none). */
+ZM_MUST_CHECK char **zm_reader_trace_dirs(const char *path, char *why, size_t why_size);
+void zm_reader_free_trace_dirs(char **dirs);
 
 #endif

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <ftw.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -31,6 +32,7 @@ struct shared {
     char line_head[LINE_SIZE];
     char line[LINE_SIZE];
     char temp_path[PATH_MAX + 32];
+    char temp_dir[PATH_MAX + 32];
 };
 
 static struct shared *shared; /* set in both processes; the child is the only writer */
@@ -56,6 +58,28 @@ void zm_supervise_temp_file(const char *path)
 {
     if (in_child)
         snprintf(shared->temp_path, sizeof(shared->temp_path), "%s", path ? path : "");
+}
+
+void zm_supervise_temp_dir(const char *path)
+{
+    if (in_child)
+        snprintf(shared->temp_dir, sizeof(shared->temp_dir), "%s", path ? path : "");
+}
+
+static int remove_entry(const char *path, const struct stat *info, int type, struct FTW *where)
+{
+    (void)info;
+    (void)where;
+    if (type == FTW_DP)
+        rmdir(path);
+    else
+        unlink(path);
+    return 0;
+}
+
+void zm_supervise_remove_tree(const char *path)
+{
+    nftw(path, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
 }
 
 void zm_supervise_watch(int watching)
@@ -154,6 +178,8 @@ static void remove_temp_file(void)
 {
     if (shared->temp_path[0])
         unlink(shared->temp_path);
+    if (shared->temp_dir[0])
+        zm_supervise_remove_tree(shared->temp_dir);
 }
 
 /* Ends this process as if `signal_number` had killed it (the shell sees the same status). */

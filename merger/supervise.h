@@ -39,6 +39,11 @@ void zm_supervise_progress(void);
 void zm_supervise_context(const char *line_head);
 /* A named temporary file the parent removes if the child dies (NULL: none any more). */
 void zm_supervise_temp_file(const char *path);
+/* A temporary directory of the child's own that the parent removes, with all in it, if the
+ * child dies (NULL: none any more). */
+void zm_supervise_temp_dir(const char *path);
+/* Removes the directory tree at `path`, following no links. */
+void zm_supervise_remove_tree(const char *path);
 /* Around the reading of traces (libbabeltrace2 inside): only then does a stopped heartbeat count
  * as a stall. Our own later phases (placement, timeline, tally) are only crash-contained. */
 void zm_supervise_watch(int watching);

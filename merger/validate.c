@@ -335,7 +335,7 @@ static const struct {
 /* Whether the metadata declares LTTng's packet header, packet context and event headers, whose
  * offsets are then known: NULL, with `uuid` and the byte order `big`; else what is missing or
  * damaged. `text` is squeezed in place. */
-static const char *lttng_layout(char *text, unsigned char uuid[16], bool *big)
+static const char *lttng_layout(char *text, unsigned char uuid[16], bool *big, unsigned *long_bytes)
 {
     squeeze_spaces(text);
     if (!lttng_trace_block(text, uuid, big))
@@ -345,10 +345,13 @@ static const char *lttng_layout(char *text, unsigned char uuid[16], bool *big)
             return lttng_declarations[i].what;
     }
     /* events_discarded's type: the word of the traced application's architecture */
-    if (!contains_once(text, "typealias integer { size = 64; align = 8; signed = false; } := "
-                             "unsigned long;") &&
-        !contains_once(text, "typealias integer { size = 32; align = 8; signed = false; } := "
-                             "unsigned long;"))
+    if (contains_once(text, "typealias integer { size = 64; align = 8; signed = false; } := "
+                            "unsigned long;"))
+        *long_bytes = 8;
+    else if (contains_once(text, "typealias integer { size = 32; align = 8; signed = false; } := "
+                                 "unsigned long;"))
+        *long_bytes = 4;
+    else
         return "unsigned long";
     if (!lttng_stream_blocks(text))
         return "a stream block (its packet context or event header)";
@@ -474,9 +477,12 @@ end:
     return status;
 }
 
-int zm_validate_trace(const char *directory, char *why, size_t why_size)
+int zm_validate_trace(const char *directory, struct zm_validate_layout *learned, char *why,
+                      size_t why_size)
 {
     why[0] = '\0';
+    if (learned)
+        *learned = (struct zm_validate_layout){0};
     char path[4096], name[1024];
     snprintf(path, sizeof(path), "%s/metadata", directory);
     zm_supervise_escape_line(name, sizeof(name), path);
@@ -485,7 +491,8 @@ int zm_validate_trace(const char *directory, char *why, size_t why_size)
         return why[0] ? -1 : 0;
     unsigned char uuid[16];
     bool big = false;
-    const char *damaged = lttng_layout(metadata.text, uuid, &big);
+    unsigned long_bytes = 0;
+    const char *damaged = lttng_layout(metadata.text, uuid, &big, &long_bytes);
     free(metadata.text);
     /* Packetized metadata is LTTng's: its layout is then required, not merely recognized. */
     if (damaged && metadata.packetized) {
@@ -526,5 +533,8 @@ int zm_validate_trace(const char *directory, char *why, size_t why_size)
             status = check_index(directory, entry->d_name, (uint64_t)info.st_size, why, why_size);
     }
     closedir(folder);
+    if (status == 0 && learned)
+        *learned = (struct zm_validate_layout){
+            .lttng = layout, .big_endian = big, .long_bytes = long_bytes};
     return status;
 }

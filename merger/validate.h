@@ -29,9 +29,21 @@
 
 #include "must_check.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 
-/* 0 if `directory` (holding a `metadata` file) passes; else -1 with a one-line reason in `why`. */
-ZM_MUST_CHECK int zm_validate_trace(const char *directory, char *why, size_t why_size);
+/* What the checks learned of the layout: whether the metadata declares LTTng's (whose packet
+ * header and context offsets are then known), its byte order, and the width of its packet
+ * context's events_discarded (LTTng's `unsigned long`: 4 or 8 bytes). */
+struct zm_validate_layout {
+    bool lttng;
+    bool big_endian;
+    unsigned long_bytes;
+};
+
+/* 0 if `directory` (holding a `metadata` file) passes; else -1 with a one-line reason in `why`.
+ * `layout`, unless NULL, is filled on success. */
+ZM_MUST_CHECK int zm_validate_trace(const char *directory, struct zm_validate_layout *layout,
+                                    char *why, size_t why_size);
 
 #endif
