@@ -229,6 +229,30 @@ static int merge(void *context, char *reason, int reason_size)
                                 .api_totals = api_totals,
                                 .device_totals = device_totals,
                                 .telemetry_totals = telemetry_totals};
+    /* Spans are read only when something draws or keeps them. */
+    enum zm_partial_spans spans = timeline        ? ZM_PARTIAL_SPANS_REQUIRED
+                                  : options->reduce ? ZM_PARTIAL_SPANS_IF_ANY
+                                                    : ZM_PARTIAL_SPANS_SKIPPED;
+    /* One raw trace (several are reduced by parallel.c's workers, one each): its packets are
+     * decoded by the cores at once when it is large enough (split.h). */
+    struct zm_split_options split = {
+        .workers = options->path_count == 1 && !options->dump ? zm_parallel_jobs(options) : 1,
+        .rate_ppm = options->max_rate_ppm,
+        .spans = options->reduce && options->no_spans ? ZM_PARTIAL_SPANS_SKIPPED : spans,
+        .verbose = options->verbose};
+    if (options->reduce && options->path_count == 1 && !zm_partial_is_file(options->paths[0])) {
+        zm_supervise_escape_line(escaped, sizeof(escaped), options->paths[0]);
+        snprintf(head, sizeof(head), "Failed to read trace: path=%s", escaped);
+        zm_supervise_context(head);
+        zm_supervise_watch(1);
+        int written =
+            zm_split_reduce(options->paths[0], options->output, &split, reason, reason_size);
+        zm_supervise_watch(0);
+        if (written != 0) {
+            status = written > 0 ? 0 : 2;
+            goto end;
+        }
+    }
     if (options->reduce) {
         if (!(partial =
                   zm_partial_writer_open(options->output, !options->no_spans, true, reason,
@@ -248,20 +272,6 @@ static int merge(void *context, char *reason, int reason_size)
         snprintf(reason, (size_t)reason_size, "Failed to start: reason=out of memory");
         goto error;
     }
-    /* Spans are read only when something draws or keeps them. */
-    enum zm_partial_spans spans = timeline  ? ZM_PARTIAL_SPANS_REQUIRED
-                                  : partial ? ZM_PARTIAL_SPANS_IF_ANY
-                                            : ZM_PARTIAL_SPANS_SKIPPED;
-    /* One raw trace (several are reduced by parallel.c's workers, one each): its packets are
-     * decoded by the cores at once when it is large enough (split.h). */
-    struct zm_split_options split = {.workers = options->path_count == 1 && !dump
-                                                    ? zm_parallel_jobs(options)
-                                                    : 1,
-                                     .rate_ppm = options->max_rate_ppm,
-                                     .spans = partial && options->no_spans
-                                                  ? ZM_PARTIAL_SPANS_SKIPPED
-                                                  : spans,
-                                     .verbose = options->verbose};
     zm_supervise_watch(1);
     for (int i = 0; i < options->path_count; i++) {
         zm_supervise_escape_line(escaped, sizeof(escaped), options->paths[i]);

@@ -13,7 +13,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -23,7 +22,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* The pipe's records, in frames of at most FRAME_BYTES (a u32 length, then whole records):
+/* A worker writes its records to its run's events file, in frames of at most FRAME_BYTES (a u32
+ * length, then whole records), and one byte down its pipe per frame written: the merge waits on
+ * the pipe and reads the file. A file, not the pipe itself: a run later in time than the one the
+ * merge is at must not wait, its pipe full, until the merge comes to it (the runs would take
+ * turns), and what waits is on disk, not in memory. The records:
  *   'H' u64 has_name [string]            the host began, with the trace's hostname
  *   'S' string                           the next string id's text (ids from 1; 0 is NULL)
  *   'D' u64 count, u64 flags             discarded events (flags bit 0: packets; bit 1: count
@@ -35,8 +38,6 @@
  *   'Z'                                  the read ended well
  */
 enum { FRAME_BYTES = 1 << 16 };
-/* What the merge holds of a run it has not reached, at most. */
-#define QUEUE_BYTES ((size_t)256 << 20)
 
 #define WORDS (sizeof(struct zm_event) / sizeof(uint64_t))
 _Static_assert(sizeof(struct zm_event) % sizeof(uint64_t) == 0, "zm_event is whole words");
@@ -64,7 +65,7 @@ static const size_t string_offsets[] = {
 /* ---- The worker: a run's trace read through the tap, down the pipe --------------------- */
 
 struct encoder {
-    int fd;
+    int file, doorbell; /* the run's events file; the pipe that says a frame is there */
     struct zm_partial_buffer out;
     struct zm_intern texts; /* the strings' own copies (babeltrace2's last one event) */
     struct zm_map ids;      /* interned pointer -> id */
@@ -97,8 +98,10 @@ static int flush_frame(struct encoder *encoder)
     unsigned char length[4];
     for (int i = 0; i < 4; i++)
         length[i] = (unsigned char)(encoder->out.size >> (8 * i));
-    int status = write_all(encoder->fd, length, sizeof(length)) == 0 &&
-                         write_all(encoder->fd, encoder->out.bytes, encoder->out.size) == 0
+    static const unsigned char ring = 1;
+    int status = write_all(encoder->file, length, sizeof(length)) == 0 &&
+                         write_all(encoder->file, encoder->out.bytes, encoder->out.size) == 0 &&
+                         write_all(encoder->doorbell, &ring, 1) == 0
                      ? 0
                      : -1;
     encoder->out.size = 0;
@@ -187,12 +190,13 @@ static void tap_discarded(void *context, uint64_t count, bool packets, bool know
     (void)record_done(encoder);
 }
 
-/* The worker's whole life: read run `path` into the pipe `fd`, then exit (0: all sent). */
-static void run_worker(const char *path, int fd)
+/* The worker's whole life: read run `path` into `file`, ringing `doorbell` per frame, then exit
+ * (0: all sent). */
+static void run_worker(const char *path, int file, int doorbell)
 {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     signal(SIGPIPE, SIG_IGN); /* a merge that stopped reading: write fails, the worker ends */
-    struct encoder encoder = {.fd = fd};
+    struct encoder encoder = {.file = file, .doorbell = doorbell};
     zm_intern_init(&encoder.texts);
     zm_map_init(&encoder.ids);
     /* A model for the function names the decoder interns (no sink: the events go to the tap). */
@@ -214,15 +218,11 @@ static void run_worker(const char *path, int fd)
 
 struct source {
     pid_t pid;
-    int fd;
+    int file, doorbell; /* Owned by this: the run's events file (read), the pipe's end */
     unsigned run;
-    /* Owned by this: what was read from the pipe and not yet decoded, from `queued_at` on. The
-     * merge reads every pipe as data comes, whichever run it is at: a run later in time must
-     * not wait, its pipe full, for the merge to reach it (the runs would take turns). */
-    unsigned char *queue;
-    size_t queued_at, queued, queue_capacity;
-    bool pipe_ended;
-    unsigned char *frame; /* Owned by this: the frame being decoded, out of the queue */
+    uint64_t offset;        /* in the file, of the next frame */
+    size_t frames_rung;     /* doorbell bytes read whose frames are not read yet */
+    unsigned char *frame;   /* Owned by this: the frame being decoded */
     struct zm_partial_cursor cursor;
     const char **strings; /* Owned by this (the texts are the model's): id - 1 -> text */
     size_t string_count, string_capacity;
@@ -242,80 +242,31 @@ struct merge {
     uint64_t unknown_to_skip; /* the cuts' own discarded-events messages of unknown count */
 };
 
-/* Reads what `source`'s pipe has into its queue (waiting for it when `wait`); -1 on error. */
-static int fill(struct source *source, bool wait)
+/* The next frame of `source` into its cursor, once its worker said it is whole; -1 when the
+ * worker has ended with no frame left, or on error. */
+static int next_frame(struct source *source)
 {
-    if (source->pipe_ended)
-        return 0;
-    if (source->queued_at > 0 && source->queued_at >= source->queued / 2) {
-        memmove(source->queue, source->queue + source->queued_at,
-                source->queued - source->queued_at);
-        source->queued -= source->queued_at;
-        source->queued_at = 0;
-    }
-    if (source->queue_capacity - source->queued < FRAME_BYTES) {
-        size_t capacity = source->queue_capacity ? source->queue_capacity * 2 : 4 * FRAME_BYTES;
-        unsigned char *grown = realloc(source->queue, capacity);
-        if (!grown)
-            return -1;
-        source->queue = grown;
-        source->queue_capacity = capacity;
-    }
-    for (;;) {
-        ssize_t n = read(source->fd, source->queue + source->queued,
-                         source->queue_capacity - source->queued);
-        if (n > 0) {
-            source->queued += (size_t)n;
-            return 0;
-        }
-        if (n == 0) {
-            source->pipe_ended = true;
-            return 0;
-        }
-        if (errno == EINTR)
-            continue;
-        if (errno != EAGAIN || !wait)
-            return errno == EAGAIN ? 0 : -1;
-        struct pollfd ready = {.fd = source->fd, .events = POLLIN};
-        if (poll(&ready, 1, -1) < 0 && errno != EINTR)
+    while (source->frames_rung == 0) {
+        unsigned char rings[4096];
+        ssize_t n = read(source->doorbell, rings, sizeof(rings));
+        if (n > 0)
+            source->frames_rung += (size_t)n;
+        else if (n == 0 || errno != EINTR)
             return -1;
     }
-}
-
-/* The size of the whole frame at the head of `source`'s queue, or 0 when it is not all there. */
-static size_t frame_ready(const struct source *source)
-{
-    size_t have = source->queued - source->queued_at;
-    const unsigned char *at = source->queue + source->queued_at;
-    if (have < 4)
-        return 0;
-    size_t size = (size_t)at[0] | (size_t)at[1] << 8 | (size_t)at[2] << 16 | (size_t)at[3] << 24;
-    return have - 4 >= size ? size + 4 : 0;
-}
-
-/* The next frame of `source` into its cursor, the other pipes drained meanwhile (while their
- * queues stay below QUEUE_BYTES: memory stays bounded, and then the runs take turns); -1 at the
- * end of the pipe or on error. */
-static int next_frame(struct source *source, struct source *all, unsigned count)
-{
-    size_t size;
-    while ((size = frame_ready(source)) == 0) {
-        if (source->pipe_ended)
-            return -1;
-        for (unsigned i = 0; i < count; i++)
-            if (&all[i] != source && all[i].queued - all[i].queued_at < QUEUE_BYTES &&
-                fill(&all[i], false) != 0)
-                return -1;
-        if (fill(source, true) != 0)
-            return -1;
-    }
-    if (size == 4 || size - 4 > FRAME_BYTES ||
-        (!source->frame && !(source->frame = malloc(FRAME_BYTES))))
+    unsigned char length[4];
+    if (!source->frame && !(source->frame = malloc(FRAME_BYTES)))
         return -1;
-    memcpy(source->frame, source->queue + source->queued_at + 4, size - 4);
-    source->cursor =
-        (struct zm_partial_cursor){.at = source->frame, .end = source->frame + size - 4};
-    source->queued_at += size;
+    if (pread(source->file, length, sizeof(length), (off_t)source->offset) != sizeof(length))
+        return -1;
+    size_t size = (size_t)length[0] | (size_t)length[1] << 8 | (size_t)length[2] << 16 |
+                  (size_t)length[3] << 24;
+    if (size == 0 || size > FRAME_BYTES ||
+        pread(source->file, source->frame, size, (off_t)(source->offset + 4)) != (ssize_t)size)
+        return -1;
+    source->offset += 4 + size;
+    source->frames_rung--;
+    source->cursor = (struct zm_partial_cursor){.at = source->frame, .end = source->frame + size};
     return 0;
 }
 
@@ -346,12 +297,12 @@ static const char *string_of(const struct source *source, uint64_t id, bool *bad
 }
 
 /* Reads `source` up to its next event (head) or its end; -1 on a broken pipe or record. */
-static int advance(struct merge *merge, struct source *source, struct source *all, unsigned count)
+static int advance(struct merge *merge, struct source *source)
 {
     source->has_head = false;
     while (!source->ended) {
         struct zm_partial_cursor *cursor = &source->cursor;
-        if (cursor->at >= cursor->end && next_frame(source, all, count) != 0)
+        if (cursor->at >= cursor->end && next_frame(source) != 0)
             return -1;
         uint64_t tag = zm_partial_get_u64(cursor);
         size_t length;
@@ -438,7 +389,7 @@ static bool before(const struct source *a, const struct source *b)
 static int merge_sources(struct merge *merge, struct source *sources, unsigned count)
 {
     for (unsigned i = 0; i < count; i++)
-        if (advance(merge, &sources[i], sources, count) != 0)
+        if (advance(merge, &sources[i]) != 0)
             return -1;
     int64_t last_ns = INT64_MIN;
     for (uint64_t delivered = 0;; delivered++) {
@@ -456,7 +407,7 @@ static int merge_sources(struct merge *merge, struct source *sources, unsigned c
         last_ns = next->head.ns;
         if ((delivered & 4095) == 0)
             zm_supervise_progress();
-        if (advance(merge, next, sources, count) != 0)
+        if (advance(merge, next) != 0)
             return -1;
     }
     for (unsigned i = 0; i < count; i++)
@@ -473,9 +424,11 @@ static int reap(struct source *sources, unsigned count, bool stop)
 {
     int status = 0;
     for (unsigned i = 0; i < count; i++) {
-        if (sources[i].fd >= 0)
-            close(sources[i].fd);
-        sources[i].fd = -1;
+        if (sources[i].file >= 0)
+            close(sources[i].file);
+        if (sources[i].doorbell >= 0)
+            close(sources[i].doorbell);
+        sources[i].file = sources[i].doorbell = -1;
         if (sources[i].pid <= 0)
             continue;
         if (stop)
@@ -493,58 +446,62 @@ static int reap(struct source *sources, unsigned count, bool stop)
 static void release_sources(struct source *sources, unsigned count)
 {
     for (unsigned i = 0; i < count; i++) {
-        free(sources[i].queue);
         free(sources[i].frame);
         free(sources[i].strings);
     }
     free(sources);
 }
 
-/* Forks one worker per run; -1 when one could not be started. */
+/* Forks one worker per run, each with its events file and doorbell; -1 when one could not be
+ * started. */
 static int start_workers(const struct zm_split_plan *plan, struct source *sources)
 {
+    for (unsigned k = 0; k < plan->runs; k++)
+        sources[k] = (struct source){.file = -1, .doorbell = -1, .run = k};
     for (unsigned k = 0; k < plan->runs; k++) {
-        sources[k] = (struct source){.fd = -1, .run = k};
-        int pipe_fds[2];
-        if (pipe2(pipe_fds, O_CLOEXEC) != 0)
-            return -1;
-        fcntl(pipe_fds[0], F_SETPIPE_SZ, 1 << 20); /* fewer switches; a hint only */
-        char path[4096];
+        char path[4096], events[4200];
         zm_split_plan_run_path(plan, k, path, sizeof(path));
+        snprintf(events, sizeof(events), "%s.events", path);
+        int pipe_fds[2] = {-1, -1};
+        int writing = open(events, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        sources[k].file = open(events, O_RDONLY | O_CLOEXEC);
+        if (writing < 0 || sources[k].file < 0 || pipe2(pipe_fds, O_CLOEXEC) != 0) {
+            if (writing >= 0)
+                close(writing);
+            return -1;
+        }
         fflush(NULL); /* nothing buffered is written twice */
         pid_t pid = fork();
         if (pid == 0) {
             close(pipe_fds[0]);
-            for (unsigned j = 0; j < k; j++)
-                close(sources[j].fd);
-            run_worker(path, pipe_fds[1]);
+            run_worker(path, writing, pipe_fds[1]); /* the merge's descriptors close at exit */
         }
+        close(writing);
         close(pipe_fds[1]);
-        fcntl(pipe_fds[0], F_SETFL, O_NONBLOCK);
-        sources[k].fd = pipe_fds[0];
-        if (pid < 0) {
-            close(pipe_fds[0]);
-            sources[k].fd = -1;
+        sources[k].doorbell = pipe_fds[0];
+        if (pid < 0)
             return -1;
-        }
         sources[k].pid = pid;
     }
     return 0;
 }
 
-/* The host into a temporary partial at `partial` through a model of our own; 0 or -1. */
+/* The host into a partial at `partial` through a model of our own: 1 written; 0 when the runs
+ * could not be read (nothing written: one reader is to read the trace); -1 when the partial
+ * could not be completed, with the writer's line in `reason`. `supervised`: the writer's
+ * temporary file is the supervisor's to remove (not in the plan's directory). */
 static int reduce_runs(const char *path, const struct zm_split_plan *plan, const char *partial,
-                       const struct zm_split_options *options)
+                       bool supervised, const struct zm_split_options *options, char *reason,
+                       int reason_size)
 {
-    char reason[1024];
     struct zm_partial_writer *writer = zm_partial_writer_open(
-        partial, options->spans != ZM_PARTIAL_SPANS_SKIPPED, false, reason, sizeof(reason));
+        partial, options->spans != ZM_PARTIAL_SPANS_SKIPPED, supervised, reason, reason_size);
     if (!writer)
-        return -1;
+        return 0;
     struct zm_span_sink sink = zm_partial_writer_sink(writer);
     struct zm_model *model = zm_model_new(&sink, options->rate_ppm);
     struct source *sources = calloc(plan->runs, sizeof(*sources));
-    int status = -1;
+    int status = 0;
     if (model && sources) {
         zm_partial_writer_attach(writer, model);
         struct merge merge = {.model = model,
@@ -554,12 +511,13 @@ static int reduce_runs(const char *path, const struct zm_split_plan *plan, const
         bool started = start_workers(plan, sources) == 0;
         bool merged = started && merge_sources(&merge, sources, plan->runs) == 0;
         if (reap(sources, plan->runs, !merged) == 0 && merged && zm_model_end_host(model) == 0)
-            status = 0;
+            status = 1;
     }
     if (sources)
         release_sources(sources, plan->runs);
-    if (status == 0) {
-        status = zm_partial_writer_finish(writer, reason, sizeof(reason));
+    if (status == 1) {
+        if (zm_partial_writer_finish(writer, reason, reason_size) != 0)
+            status = -1;
         writer = NULL;
     }
     zm_partial_writer_abort(writer);
@@ -575,47 +533,72 @@ static uint64_t min_bytes(void)
     return text && *text && !*end ? (uint64_t)value : ZM_SPLIT_MIN_BYTES;
 }
 
-int zm_split_read(const char *path, struct zm_model *model, const struct zm_split_options *options,
-                  char *reason, int reason_size)
+/* Plans the runs of the host at `path`: 0, or -1 when it is not to be split. */
+static int plan_host(const char *path, const struct zm_split_options *options,
+                     struct zm_split_plan *plan)
 {
     if (options->workers < 2)
-        return 0;
+        return -1;
     char why[400];
     char **dirs = zm_reader_trace_dirs(path, why, sizeof(why));
     if (!dirs)
-        return 0;
-    int status = 0;
+        return -1;
     const char *tmp = getenv("TMPDIR");
-    const char *temporary = tmp && tmp[0] ? tmp : "/tmp";
-    struct zm_split_plan plan;
-    if (dirs[0] && !dirs[1] &&
-        zm_split_plan_make(dirs[0], options->workers, min_bytes(), temporary, &plan) == 0) {
-        /* Ours alone: the supervisor removes it if this process dies. */
-        zm_supervise_temp_dir(plan.directory);
-        char partial[4200];
-        snprintf(partial, sizeof(partial), "%s/host.partial", plan.directory);
+    int status = dirs[0] && !dirs[1] &&
+                         zm_split_plan_make(dirs[0], options->workers, min_bytes(),
+                                            tmp && tmp[0] ? tmp : "/tmp", plan) == 0
+                     ? 0
+                     : -1;
+    zm_reader_free_trace_dirs(dirs);
+    if (status == 0) {
+        zm_supervise_temp_dir(plan->directory); /* ours alone: removed if this process dies */
         if (options->verbose)
             fprintf(zm_supervise_log(), "zeprof-merge: reading %s in %u runs of packets\n", path,
-                    plan.runs);
-        /* The host's path is the model's copy of the partial's: the file goes, the text stays. */
-        const char *kept = zm_model_intern(model, partial, strlen(partial));
-        if (kept && reduce_runs(path, &plan, kept, options) == 0) {
-            status = 1;
-            if (zm_partial_read(kept, model, options->spans, reason, reason_size) != 0) {
-                const char *cause = strstr(reason, "reason=");
-                char shown[1024];
-                zm_supervise_escape_line(shown, sizeof(shown), path);
-                snprintf(why, sizeof(why), "%s", cause ? cause + 7 : "out of memory");
-                snprintf(reason, (size_t)reason_size, "Failed to read trace: path=%s, reason=%s",
-                         shown, why);
-                status = -1;
-            }
-        } else if (options->verbose) {
-            fprintf(zm_supervise_log(), "zeprof-merge: reading %s again in one run\n", path);
-        }
-        zm_split_plan_remove(&plan);
-        zm_supervise_temp_dir(NULL);
+                    plan->runs);
     }
-    zm_reader_free_trace_dirs(dirs);
+    return status;
+}
+
+static void forget_plan(const char *path, struct zm_split_plan *plan, int status,
+                        const struct zm_split_options *options)
+{
+    if (status == 0 && options->verbose)
+        fprintf(zm_supervise_log(), "zeprof-merge: reading %s again in one run\n", path);
+    zm_split_plan_remove(plan);
+    zm_supervise_temp_dir(NULL);
+}
+
+int zm_split_reduce(const char *path, const char *output, const struct zm_split_options *options,
+                    char *reason, int reason_size)
+{
+    struct zm_split_plan plan;
+    if (plan_host(path, options, &plan) != 0)
+        return 0;
+    int status = reduce_runs(path, &plan, output, true, options, reason, reason_size);
+    forget_plan(path, &plan, status, options);
+    return status;
+}
+
+int zm_split_read(const char *path, struct zm_model *model, const struct zm_split_options *options,
+                  char *reason, int reason_size)
+{
+    struct zm_split_plan plan;
+    if (plan_host(path, options, &plan) != 0)
+        return 0;
+    char partial[4200];
+    snprintf(partial, sizeof(partial), "%s/host.partial", plan.directory);
+    /* The host's path is the model's copy of the partial's: the file goes, the text stays. */
+    const char *kept = zm_model_intern(model, partial, strlen(partial));
+    int status = kept ? reduce_runs(path, &plan, kept, false, options, reason, reason_size) : 0;
+    if (status == 1 && zm_partial_read(kept, model, options->spans, reason, reason_size) != 0) {
+        char cause[600], shown[1024];
+        const char *given = strstr(reason, "reason=");
+        snprintf(cause, sizeof(cause), "%s", given ? given + 7 : "out of memory");
+        zm_supervise_escape_line(shown, sizeof(shown), path);
+        snprintf(reason, (size_t)reason_size, "Failed to read trace: path=%s, reason=%s", shown,
+                 cause);
+        status = -1;
+    }
+    forget_plan(path, &plan, status, options);
     return status;
 }

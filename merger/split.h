@@ -13,7 +13,8 @@
  * the next, from the packets' own counters), and gives them to a model of its own, whose spans
  * go to a temporary partial (partial_write.h). That partial is then read into the caller's model
  * (partial_read.h): the path partials already take, which gives the same tally, timeline and
- * partial as reading the trace, byte for byte.
+ * partial as reading the trace, byte for byte. A --reduce of that one host writes its partial
+ * straight away (zm_split_reduce).
  *
  * It applies to a trace directory holding one CTF trace in LTTng's layout, every stream file
  * indexed and one stream per file, with at least two packets and ZM_SPLIT_MIN_BYTES of streams,
@@ -42,6 +43,12 @@ struct zm_split_options {
     bool verbose;
 };
 
+/* --reduce of the one host at `path` straight into the partial `output`: 1 when written; 0 when
+ * it was not split and nothing was written; -1 when the partial could not be completed, with the
+ * one line in `reason`. */
+ZM_MUST_CHECK int zm_split_reduce(const char *path, const char *output,
+                                  const struct zm_split_options *options, char *reason,
+                                  int reason_size);
 /* 1 when the host at `path` was read into `model`; 0 when it was not split and nothing was read
  * (read it with zm_reader_read); -1 when the host was partly given to `model` and failed there,
  * with the one line in `reason`. */

@@ -30,7 +30,8 @@
 #define PACKET_INSTANCE 24
 #define PACKET_SEQ_NUM 64
 #define PACKET_DISCARDED 72
-/* Room left in the temporary directory's file system beyond the copy. */
+/* Room left in the temporary directory's file system beyond twice the trace: the runs' copy of
+ * its packets, and the workers' decoded events (a third to a half of its size). */
 #define SPARE_BYTES ((uint64_t)64 << 20)
 
 struct packet {
@@ -438,7 +439,7 @@ int zm_split_plan_make(const char *trace_dir, unsigned runs, uint64_t min_bytes,
     struct statvfs room;
     int status = -1;
     if (packets < 2 || bytes < min_bytes || statvfs(temporary, &room) != 0 ||
-        (uint64_t)room.f_bavail * room.f_frsize < bytes + SPARE_BYTES)
+        (uint64_t)room.f_bavail * room.f_frsize / 2 < bytes + SPARE_BYTES)
         goto end;
     runs = cut(streams, count, bytes, runs > packets ? (unsigned)packets : runs, plan);
     if (runs < 2)

@@ -10,10 +10,12 @@ this one run:
 - --parallel-hosts hosts (default 8) analysed with -J 2 against -J 1: the ratio of wall times
   (goal >= 1.7 on 2 cores);
 - the reduction's throughput (--reduce of the host trace) as a ratio to
-  `babeltrace2 TRACE -o dummy` on the same trace (goal >= 0.9).
-Timings are the least of interleaved runs (nine rounds for the reduction's ratio, three for -J;
+  `babeltrace2 TRACE -o dummy` on the same trace (goal >= 0.9): by CPU time with one reader
+  (-J 1), and by wall time with the trace's packets decoded by one worker per core (the default
+  -J: docs/merger.md "A host split across cores"), with the CPU time that costs.
+Timings are the least of interleaved runs (nine rounds for the reduction's ratios, three for -J;
 three runs for the job-wide tally): CPU time (user + system of the child and its workers) for the
-single-process ratios, wall time for -J. The per-host reductions are not in the job-wide figure:
+single-process ratios, wall time for -J and the split. The per-host reductions are not in the job-wide figure:
 they run on each node, where the trace was recorded, in parallel."""
 import argparse
 import os
@@ -43,16 +45,26 @@ def main():
         partial = os.path.join(work, "host.partial")
         print(f"host trace: {events} events")
 
-        # 3. the reduction against babeltrace2's own decoding of the same trace
-        (bt_cpu, _), (reduce_cpu, _) = interleaved_best(
-            [["babeltrace2", trace, "-o", "dummy"], [merge, "--reduce", trace, "-o", partial]],
+        # 3. the reduction against babeltrace2's own decoding of the same trace: one reader
+        # (-J 1) by CPU time, and the trace's packets split across the cores (the default -J,
+        # merger/split.h) by wall time, which is what the node waits for
+        cores = os.cpu_count()
+        (bt_cpu, bt_wall), (reduce_cpu, _), (split_cpu, split_wall) = interleaved_best(
+            [["babeltrace2", trace, "-o", "dummy"],
+             [merge, "-J", "1", "--reduce", trace, "-o", partial],
+             [merge, "--reduce", trace, "-o", partial]],
             rounds=9)
         size = os.path.getsize(partial)
-        print(f"babeltrace2 -o dummy: {bt_cpu:.2f} s cpu; zeprof-merge --reduce: "
+        print(f"babeltrace2 -o dummy: {bt_cpu:.2f} s cpu; zeprof-merge -J 1 --reduce: "
               f"{reduce_cpu:.2f} s cpu, {events / reduce_cpu / 1e6:.2f} M events/s; partial "
               f"{size / 1024:.0f} KiB ({size / events:.1f} bytes per event)")
-        print(f"reduction throughput ratio vs babeltrace2 -o dummy: {bt_cpu / reduce_cpu:.2f} "
-              f"(goal >= 0.9)")
+        print(f"reduction throughput ratio vs babeltrace2 -o dummy, one reader, CPU time: "
+              f"{bt_cpu / reduce_cpu:.2f} (goal >= 0.9)")
+        print(f"split across {cores} cores (-J {cores}): {split_wall:.2f} s wall "
+              f"({split_cpu:.2f} s cpu, {split_cpu / reduce_cpu:.2f}x one reader's), "
+              f"babeltrace2 {bt_wall:.2f} s wall; load {os.getloadavg()[0]:.1f}")
+        print(f"reduction throughput ratio vs babeltrace2 -o dummy, split, wall time: "
+              f"{bt_wall / split_wall:.2f} (goal >= 0.9)")
 
         # 1. the job-wide tally from partials against from the raw traces
         hosts = args.hosts
