@@ -230,7 +230,7 @@ static int merge(void *context, char *reason, int reason_size)
                                 .device_totals = device_totals,
                                 .telemetry_totals = telemetry_totals};
     /* Spans are read only when something draws or keeps them. */
-    enum zm_partial_spans spans = timeline        ? ZM_PARTIAL_SPANS_REQUIRED
+    enum zm_partial_spans spans = timeline          ? ZM_PARTIAL_SPANS_REQUIRED
                                   : options->reduce ? ZM_PARTIAL_SPANS_IF_ANY
                                                     : ZM_PARTIAL_SPANS_SKIPPED;
     /* One raw trace (several are reduced by parallel.c's workers, one each): its packets are
@@ -254,9 +254,8 @@ static int merge(void *context, char *reason, int reason_size)
         }
     }
     if (options->reduce) {
-        if (!(partial =
-                  zm_partial_writer_open(options->output, !options->no_spans, true, reason,
-                                         reason_size)))
+        if (!(partial = zm_partial_writer_open(options->output, !options->no_spans, true, reason,
+                                               reason_size)))
             goto error;
         sink = zm_partial_writer_sink(partial);
     }

@@ -50,9 +50,9 @@ struct zm_partial_writer {
     char *path, *temp_path;       /* Owned by this */
     FILE *file;                   /* Owned by this */
     uint32_t host_count;
-    bool spans;  /* spans are kept (not --no-spans) */
+    bool spans;      /* spans are kept (not --no-spans) */
     bool supervised; /* the supervisor was told of temp_path */
-    bool failed; /* a write failed: the file is abandoned at the end */
+    bool failed;     /* a write failed: the file is abandoned at the end */
 
     /* The current host */
     struct host_start start;

@@ -22,13 +22,13 @@ struct reader {
     FILE *dump;
     const char *path;
     bool host_started;
-    uint32_t host;              /* the model's number of this host, once started */
-    const char *hostname;       /* Weak: the trace's environment */
-    struct zm_decoder decoder;  /* Owned by this */
+    uint32_t host;                   /* the model's number of this host, once started */
+    const char *hostname;            /* Weak: the trace's environment */
+    struct zm_decoder decoder;       /* Owned by this */
     const struct zm_reader_tap *tap; /* Weak, or NULL: events go to the model */
     const bt_stream *tap_stream;     /* the last event's stream, and its tie key */
     uint64_t tap_key;
-    bool failed; /* the model failed (out of memory, I/O), or `why` says what was wrong */
+    bool failed;   /* the model failed (out of memory, I/O), or `why` says what was wrong */
     char why[200]; /* a reason of the reader's own (bad field types, timestamps), or "" */
 };
 
@@ -43,13 +43,15 @@ static int start_host(struct reader *reader)
         return 0;
     reader->host_started = true;
     int host = zm_model_begin_host(reader->model, reader->hostname, reader->path);
-    if (host < 0 || (reader->tap && reader->tap->begin(reader->tap->context, reader->hostname) != 0))
+    if (host < 0 ||
+        (reader->tap && reader->tap->begin(reader->tap->context, reader->hostname) != 0))
         return -1;
     reader->host = (uint32_t)host;
     return 0;
 }
 
-/* The stream's tie key: its class id and id (stream_merge's order among the streams of one trace). */
+/* The stream's tie key: its class id and id (stream_merge's order among the streams of one trace).
+ */
 static int tap_event(struct reader *reader, const bt_event *event, const struct zm_event *decoded)
 {
     const bt_stream *stream = bt_event_borrow_stream_const(event);
@@ -508,7 +510,8 @@ int zm_reader_read(const char *path, struct zm_model *model, FILE *dump,
             snprintf(why, sizeof(why), "out of memory");
             goto end;
         }
-        if (run_graph(&reader, dirs, dir_count, ctf, utils, merge, verbose, why, sizeof(why), &run) != 0)
+        if (run_graph(&reader, dirs, dir_count, ctf, utils, merge, verbose, why, sizeof(why),
+                      &run) != 0)
             goto end;
         if (run != BT_GRAPH_RUN_STATUS_OK && zm_merge_unusual(merge) && tap) {
             snprintf(why, sizeof(why), "unusual streams: the muxer orders them");
@@ -520,7 +523,8 @@ int zm_reader_read(const char *path, struct zm_model *model, FILE *dump,
             merge = NULL;
         }
     }
-    if (!merge && run_graph(&reader, dirs, dir_count, ctf, utils, NULL, verbose, why, sizeof(why), &run) != 0)
+    if (!merge &&
+        run_graph(&reader, dirs, dir_count, ctf, utils, NULL, verbose, why, sizeof(why), &run) != 0)
         goto end;
     if (reader.failed) {
         bt_current_thread_clear_error();

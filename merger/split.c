@@ -220,9 +220,9 @@ struct source {
     pid_t pid;
     int file, doorbell; /* Owned by this: the run's events file (read), the pipe's end */
     unsigned run;
-    uint64_t offset;        /* in the file, of the next frame */
-    size_t frames_rung;     /* doorbell bytes read whose frames are not read yet */
-    unsigned char *frame;   /* Owned by this: the frame being decoded */
+    uint64_t offset;      /* in the file, of the next frame */
+    size_t frames_rung;   /* doorbell bytes read whose frames are not read yet */
+    unsigned char *frame; /* Owned by this: the frame being decoded */
     struct zm_partial_cursor cursor;
     const char **strings; /* Owned by this (the texts are the model's): id - 1 -> text */
     size_t string_count, string_capacity;
