@@ -11,10 +11,13 @@ traces of tests/merger/golden, so the campaign runs without LTTng too). Case i o
 mutations come from random.Random(f"{S}:{i}"). Each case copies a seed trace, applies one to three
 mutations (bit flips, truncation, packet and metadata size fields, timestamps, metadata text
 edits, index edits, files removed or emptied) and runs zeprof-merge with one of -j, -e, -t, -l
-(sometimes with the trace given twice). Verdicts:
+(sometimes with the trace given twice); half the cases split the host across workers
+(ZEPROF_MERGE_SPLIT_MIN_BYTES=0, -J 2 or 3). Verdicts:
   - the exit status is 0 or 2 (a signal death is an abort; no answer in 60 s is a hang);
   - on 2, stderr is exactly one "Failed to …: path=…, reason=…" line; on 0, stderr is empty;
   - on 0, -j output and the -l file are valid JSON;
+  - a split case gives what -J 1 gives: status, stdout, stderr and the -l file, byte for byte,
+    and leaves nothing in its TMPDIR;
   - no FILE.tmp.* is left beside the -l target, and no sanitizer log was written
     (ASAN_OPTIONS/UBSAN_OPTIONS log_path point into the work directory; lsan-babeltrace.supp
     names the two leaks of libbabeltrace2 itself, on its error paths, that are not reported).
@@ -690,15 +693,31 @@ def run_case(merge, seeds, seed, index, work, regression=None):
     elif mode != "tally":
         command.append(mode)
     command += [trace] * (1 if regression else rng.choice([1, 1, 1, 2]))
-    outcome = run_and_judge(command, mode, target, case_dir, regression[3] if regression else {})
+    extra_env = regression[3] if regression else {}
+    reference = None
+    if not regression and mode != "-t" and rng.random() < 0.5:
+        # Half the cases split the host across workers (merger/split.h), whatever its size: the
+        # same status, output, line and timeline as one reader (-J 1), nothing left in TMPDIR.
+        temporary = os.path.join(case_dir, "tmp")
+        os.makedirs(temporary)
+        extra_env = dict(extra_env, ZEPROF_MERGE_SPLIT_MIN_BYTES="0", TMPDIR=temporary)
+        one = subprocess.run(command[:1] + ["-J", "1"] + command[1:], capture_output=True,
+                             timeout=HANG_SECONDS, env=dict(os.environ, TMPDIR=temporary))
+        timeline = open(target, "rb").read() if os.path.exists(target) else None
+        reference = (one.returncode, one.stdout, one.stderr, timeline, temporary)
+        if os.path.exists(target):
+            os.unlink(target)
+        command[1:1] = ["-J", rng.choice(["2", "3"])]
+    outcome = run_and_judge(command, mode, target, case_dir, extra_env, reference)
     outcome.update(index=index, what=what,
                    regression=regression[0] if regression else None)
     return outcome
 
 
-def run_and_judge(command, mode, target, case_dir, extra_env=None):
+def run_and_judge(command, mode, target, case_dir, extra_env=None, reference=None):
     """Runs one case's command and judges it (the verdicts of the docstring); the case directory
-    is removed when nothing is wrong."""
+    is removed when nothing is wrong. `reference`: what one reader gave (status, stdout, stderr,
+    the timeline's bytes or None, the TMPDIR), which a split run must give too."""
     sanitizer_logs = os.path.join(case_dir, "sanitizer")
     # handle_sigfpe=0: an integer division by zero in libbabeltrace2 (not instrumented) kills the
     # decoder by SIGFPE as in a normal build, for the supervisor to contain; UBSan still reports
@@ -750,6 +769,14 @@ def run_and_judge(command, mode, target, case_dir, extra_env=None):
     temporary = [f for f in os.listdir(os.path.dirname(target)) if ".tmp." in f]
     if temporary:
         problems.append(f"temporary files left: {temporary}")
+    if reference and status is not None:
+        timeline = open(target, "rb").read() if os.path.exists(target) else None
+        if (status, stdout, stderr, timeline) != reference[:4]:
+            problems.append(f"split differs from one reader: status {status} vs {reference[0]}, "
+                            f"stderr {text[-300:]!r} vs {reference[2][-300:]!r}, stdout or "
+                            f"timeline {'same' if stdout == reference[1] else 'differ'}")
+        if os.listdir(reference[4]):
+            problems.append(f"temporary files left in TMPDIR: {os.listdir(reference[4])}")
     logs = [f for f in os.listdir(case_dir) if f.startswith("sanitizer")]
     if logs:
         with open(os.path.join(case_dir, logs[0]), encoding="utf-8", errors="replace") as f:

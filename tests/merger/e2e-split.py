@@ -9,7 +9,7 @@ byte for byte:
   discarded: the same recording with the packets' events_discarded and packet_seq_num counters
       set (as LTTng sets them when it loses events and packets), so that every cut hides
       discarded events or packets from the next run's reader: the counts are one reader's, and
-      are the ones the counters give;
+      are the ones the counters give; and a recording that really lost events (--tiny-buffers);
   fallback: a trace that fails in a worker is read again by one reader, whose line is the one
       given; nothing is left in TMPDIR after success, failure or SIGTERM;
   choice: -J 1 and small traces are not split, -t never is.
@@ -200,6 +200,15 @@ def main():
               "one reader counts the counters' losses",
               f"{one} vs {expected_events}, {expected_packets}")
         compare_split(runner, counted, "counted", [2, 3, packets])
+
+        # lossy: a real recording that lost events (4 KiB sub-buffers): about a hundred packets
+        lossy = os.path.join(work, "lossy")
+        done = subprocess.run([record, "--tiny-buffers", lossy, "--", gen_trace, "bench", "20000"],
+                              capture_output=True)
+        check(done.returncode == 0, "a lossy recording is made", done.stderr.decode()[-300:])
+        lost = anomalies(runner, lossy, 1)
+        check(lost and lost["discarded_events"] > 0, "the lossy recording lost events", str(lost))
+        compare_split(runner, lossy, "lossy", [2, 3, 5], small)
 
         # fallback: a worker's run is corrupt; one reader says why
         broken = os.path.join(work, "broken")
