@@ -273,7 +273,8 @@ static int merge(void *context, char *reason, int reason_size)
     }
     zm_supervise_watch(1);
     for (int i = 0; i < options->path_count; i++) {
-        zm_supervise_escape_line(escaped, sizeof(escaped), options->paths[i]);
+        const char *named = options->named ? options->named[i] : options->paths[i];
+        zm_supervise_escape_line(escaped, sizeof(escaped), named);
         snprintf(head, sizeof(head), "Failed to read trace: path=%s", escaped);
         zm_supervise_context(head);
         if (zm_partial_is_file(options->paths[i])) {
@@ -286,7 +287,7 @@ static int merge(void *context, char *reason, int reason_size)
             if (options->verbose)
                 fprintf(zm_supervise_log(), "zeprof-merge: reading the partial %s\n",
                         options->paths[i]);
-            if (zm_partial_read(options->paths[i], model, spans, reason, reason_size) != 0)
+            if (zm_partial_read(options->paths[i], named, model, spans, reason, reason_size) != 0)
                 goto error;
             continue;
         }

@@ -35,6 +35,9 @@ struct zm_options {
     bool no_spans;            /* --no-spans: the partial holds no spans (no timeline of it) */
     uint64_t jobs;            /* -J N: inputs reduced at once; 0: one per online core */
     const char *const *paths; /* TRACE_DIR... (Weak: argv) */
+    /* The inputs as given, when -J's workers replaced `paths` by their partials (parallel.h):
+     * what messages name. NULL: `paths`. (Weak) */
+    const char *const *named;
     int path_count;
 };
 

@@ -261,8 +261,10 @@ int zm_parallel_reduce(struct zm_parallel *parallel, struct zm_options *options,
             unlink(workers[w].log);
         free(workers[w].log);
     }
-    if (status == 0)
+    if (status == 0) {
+        options->named = options->paths;
         options->paths = parallel->paths;
+    }
     /* the partials' names stay in parallel->paths, removed by zm_parallel_release */
     free(workers);
     if (status != 0)

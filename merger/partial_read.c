@@ -522,9 +522,11 @@ static int read_hosts(struct replay *replay, const unsigned char *bytes, size_t 
     return 0;
 }
 
-int zm_partial_read(const char *path, struct zm_model *model, enum zm_partial_spans spans,
-                    char *reason, int reason_size)
+int zm_partial_read(const char *path, const char *named, struct zm_model *model,
+                    enum zm_partial_spans spans, char *reason, int reason_size)
 {
+    if (!named)
+        named = path;
     struct replay replay = {.model = model, .sink = zm_model_sink(model)};
     int status = -1;
     void *bytes = MAP_FAILED;
@@ -540,7 +542,7 @@ int zm_partial_read(const char *path, struct zm_model *model, enum zm_partial_sp
                MAP_FAILED) {
         snprintf(replay.why, sizeof(replay.why), "%s", strerror(errno));
     } else {
-        status = read_hosts(&replay, bytes, (size_t)file_status.st_size, path, spans);
+        status = read_hosts(&replay, bytes, (size_t)file_status.st_size, named, spans);
     }
     if (bytes != MAP_FAILED)
         munmap(bytes, (size_t)file_status.st_size);
@@ -548,7 +550,7 @@ int zm_partial_read(const char *path, struct zm_model *model, enum zm_partial_sp
         close(fd);
     if (status != 0) {
         char shown[1024];
-        zm_supervise_escape_line(shown, sizeof(shown), path);
+        zm_supervise_escape_line(shown, sizeof(shown), named);
         snprintf(reason, (size_t)reason_size, "Failed to read trace: path=%s, reason=%s", shown,
                  replay.why[0] ? replay.why : "corrupt partial");
     }

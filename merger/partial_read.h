@@ -28,8 +28,10 @@ enum zm_partial_spans {
 };
 
 /* Reads every host of the partial at `path`. 0, or -1 with "Failed to read trace: path=…,
- * reason=…" in `reason`. */
-ZM_MUST_CHECK int zm_partial_read(const char *path, struct zm_model *model,
+ * reason=…" in `reason`. `named` (NULL: `path`) is what the line names and the hosts' path: the
+ * input the user gave when `path` is a partial made of it (-J's workers, split.h); it is
+ * borrowed for as long as the model lives. */
+ZM_MUST_CHECK int zm_partial_read(const char *path, const char *named, struct zm_model *model,
                                   enum zm_partial_spans spans, char *reason, int reason_size);
 
 #endif

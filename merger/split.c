@@ -4,6 +4,7 @@
 
 #include "grow.h"
 #include "intern.h"
+#include "io.h"
 #include "map.h"
 #include "partial_format.h"
 #include "partial_write.h"
@@ -74,20 +75,6 @@ struct encoder {
     bool failed;
 };
 
-static int write_all(int fd, const unsigned char *bytes, size_t size)
-{
-    while (size > 0) {
-        ssize_t n = write(fd, bytes, size);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        bytes += n;
-        size -= (size_t)n;
-    }
-    return 0;
-}
-
 /* Sends what is buffered as one frame. */
 static int flush_frame(struct encoder *encoder)
 {
@@ -99,11 +86,12 @@ static int flush_frame(struct encoder *encoder)
     for (int i = 0; i < 4; i++)
         length[i] = (unsigned char)(encoder->out.size >> (8 * i));
     static const unsigned char ring = 1;
-    int status = write_all(encoder->file, length, sizeof(length)) == 0 &&
-                         write_all(encoder->file, encoder->out.bytes, encoder->out.size) == 0 &&
-                         write_all(encoder->doorbell, &ring, 1) == 0
-                     ? 0
-                     : -1;
+    int status =
+        zm_io_write_all(encoder->file, length, sizeof(length)) == 0 &&
+                zm_io_write_all(encoder->file, encoder->out.bytes, encoder->out.size) == 0 &&
+                zm_io_write_all(encoder->doorbell, &ring, 1) == 0
+            ? 0
+            : -1;
     encoder->out.size = 0;
     return status;
 }
@@ -587,18 +575,10 @@ int zm_split_read(const char *path, struct zm_model *model, const struct zm_spli
         return 0;
     char partial[4200];
     snprintf(partial, sizeof(partial), "%s/host.partial", plan.directory);
-    /* The host's path is the model's copy of the partial's: the file goes, the text stays. */
-    const char *kept = zm_model_intern(model, partial, strlen(partial));
-    int status = kept ? reduce_runs(path, &plan, kept, false, options, reason, reason_size) : 0;
-    if (status == 1 && zm_partial_read(kept, model, options->spans, reason, reason_size) != 0) {
-        char cause[600], shown[1024];
-        const char *given = strstr(reason, "reason=");
-        snprintf(cause, sizeof(cause), "%s", given ? given + 7 : "out of memory");
-        zm_supervise_escape_line(shown, sizeof(shown), path);
-        snprintf(reason, (size_t)reason_size, "Failed to read trace: path=%s, reason=%s", shown,
-                 cause);
+    int status = reduce_runs(path, &plan, partial, false, options, reason, reason_size);
+    if (status == 1 && zm_partial_read(partial, path, model, options->spans, reason,
+                                       reason_size) != 0)
         status = -1;
-    }
     forget_plan(path, &plan, status, options);
     return status;
 }

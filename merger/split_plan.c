@@ -3,6 +3,7 @@
 #include "split_plan.h"
 
 #include "grow.h"
+#include "io.h"
 #include "supervise.h"
 #include "validate.h"
 
@@ -48,76 +49,10 @@ struct stream {
     size_t count, capacity;
 };
 
-static uint64_t load_be(const unsigned char *p, size_t bytes)
-{
-    uint64_t value = 0;
-    for (size_t i = 0; i < bytes; i++)
-        value = value << 8 | p[i];
-    return value;
-}
-
-static uint64_t load(const unsigned char *p, size_t bytes, bool big)
-{
-    if (big)
-        return load_be(p, bytes);
-    uint64_t value = 0;
-    for (size_t i = bytes; i-- > 0;)
-        value = value << 8 | p[i];
-    return value;
-}
-
 static void store_be(unsigned char *p, uint64_t value)
 {
     for (int i = 7; i >= 0; i--, value >>= 8)
         p[i] = (unsigned char)value;
-}
-
-static int read_at(int fd, void *buffer, size_t size, uint64_t offset)
-{
-    size_t done = 0;
-    while (done < size) {
-        ssize_t n = pread(fd, (char *)buffer + done, size - done, (off_t)(offset + done));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        done += (size_t)n;
-    }
-    return 0;
-}
-
-static int write_all(int fd, const void *buffer, size_t size)
-{
-    size_t done = 0;
-    while (done < size) {
-        ssize_t n = write(fd, (const char *)buffer + done, size - done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        done += (size_t)n;
-    }
-    return 0;
-}
-
-/* The whole of the file at `path` (a regular file, at most `limit` bytes); NULL on failure. */
-static unsigned char *read_file(const char *path, size_t limit, size_t *size)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0)
-        return NULL;
-    struct stat info;
-    unsigned char *data = NULL;
-    if (fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && (uint64_t)info.st_size <= limit &&
-        (data = malloc((size_t)info.st_size + 1)) &&
-        read_at(fd, data, (size_t)info.st_size, 0) != 0) {
-        free(data);
-        data = NULL;
-    }
-    if (data)
-        *size = (size_t)info.st_size;
-    close(fd);
-    return data;
 }
 
 /* `directory`/`prefix``name``suffix` into `path`; -1 when it does not fit. */
@@ -138,11 +73,12 @@ static int read_stream(const char *trace_dir, struct stream *stream, uint64_t fi
     size_t size = 0;
     if (path_of(path, sizeof(path), trace_dir, "index/", stream->name, ".idx") != 0)
         return -1;
-    stream->index = read_file(path, UINT32_MAX, &size);
-    if (!stream->index || size < INDEX_HEADER_BYTES || load_be(stream->index, 4) != INDEX_MAGIC ||
-        load_be(stream->index + 4, 4) != 1)
+    stream->index = zm_io_read_file(path, UINT32_MAX, &size);
+    if (!stream->index || size < INDEX_HEADER_BYTES ||
+        zm_io_load(stream->index, 4, true) != INDEX_MAGIC ||
+        zm_io_load(stream->index + 4, 4, true) != 1)
         return -1;
-    stream->entry_size = (uint32_t)load_be(stream->index + 12, 4);
+    stream->entry_size = (uint32_t)zm_io_load(stream->index + 12, 4, true);
     if (stream->entry_size < INDEX_ENTRY_MIN_BYTES ||
         (size - INDEX_HEADER_BYTES) % stream->entry_size != 0)
         return -1;
@@ -156,15 +92,15 @@ static int read_stream(const char *trace_dir, struct stream *stream, uint64_t fi
     uint64_t end = 0;
     for (size_t i = 0; i < entries; i++) {
         const unsigned char *entry = stream->index + INDEX_HEADER_BYTES + i * stream->entry_size;
-        uint64_t offset = load_be(entry, 8), bits = load_be(entry + 8, 8);
+        uint64_t offset = zm_io_load(entry, 8, true), bits = zm_io_load(entry + 8, 8, true);
         unsigned char context[PACKET_DISCARDED + 8];
         size_t context_bytes = PACKET_DISCARDED + layout->long_bytes;
         if (offset != end || bits == 0 || bits % 8 || bits / 8 > file_size - offset ||
-            bits / 8 < context_bytes || read_at(fd, context, context_bytes, offset) != 0 ||
-            load(context, 4, layout->big_endian) != PACKET_MAGIC)
+            bits / 8 < context_bytes || zm_io_read_at(fd, context, context_bytes, offset) != 0 ||
+            zm_io_load(context, 4, layout->big_endian) != PACKET_MAGIC)
             goto end;
-        uint64_t id = load(context + PACKET_STREAM_ID, 4, layout->big_endian);
-        uint64_t instance = load(context + PACKET_INSTANCE, 8, layout->big_endian);
+        uint64_t id = zm_io_load(context + PACKET_STREAM_ID, 4, layout->big_endian);
+        uint64_t instance = zm_io_load(context + PACKET_INSTANCE, 8, layout->big_endian);
         if (i == 0) {
             key[0] = id;
             key[1] = instance;
@@ -173,11 +109,12 @@ static int read_stream(const char *trace_dir, struct stream *stream, uint64_t fi
         }
         if (ZM_GROW(stream->packets, stream->capacity, stream->count + 1, 16) != 0)
             goto end;
-        stream->packets[stream->count++] = (struct packet){
-            .offset = offset,
-            .size = bits / 8,
-            .seq = load(context + PACKET_SEQ_NUM, 8, layout->big_endian),
-            .discarded = load(context + PACKET_DISCARDED, layout->long_bytes, layout->big_endian)};
+        stream->packets[stream->count++] =
+            (struct packet){.offset = offset,
+                            .size = bits / 8,
+                            .seq = zm_io_load(context + PACKET_SEQ_NUM, 8, layout->big_endian),
+                            .discarded = zm_io_load(context + PACKET_DISCARDED, layout->long_bytes,
+                                                    layout->big_endian)};
         end = offset + bits / 8;
     }
     status = end == file_size && entries > 0 ? 0 : -1;
@@ -311,7 +248,8 @@ static int copy_range(int in, int out, uint64_t offset, uint64_t size)
     char buffer[1 << 16];
     while (size > 0) {
         size_t chunk = size < sizeof(buffer) ? (size_t)size : sizeof(buffer);
-        if (read_at(in, buffer, chunk, (uint64_t)from) != 0 || write_all(out, buffer, chunk) != 0)
+        if (zm_io_read_at(in, buffer, chunk, (uint64_t)from) != 0 ||
+            zm_io_write_all(out, buffer, chunk) != 0)
             return -1;
         from += (loff_t)chunk;
         size -= chunk;
@@ -342,7 +280,7 @@ static int write_run_stream(const char *trace_dir, const struct stream *stream, 
                     ? open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)
                     : -1;
     int status = in >= 0 && out >= 0 && index >= 0 &&
-                         write_all(index, stream->index, INDEX_HEADER_BYTES) == 0
+                         zm_io_write_all(index, stream->index, INDEX_HEADER_BYTES) == 0
                      ? 0
                      : -1;
     uint64_t at = 0;
@@ -357,7 +295,7 @@ static int write_run_stream(const char *trace_dir, const struct stream *stream, 
         memcpy(entry, stream->index + INDEX_HEADER_BYTES + i * entry_size, entry_size);
         store_be(entry, at); /* the packet's offset in the run's file */
         if (copy_range(in, out, packet->offset, packet->size) != 0 ||
-            write_all(index, entry, entry_size) != 0)
+            zm_io_write_all(index, entry, entry_size) != 0)
             status = -1;
         at += packet->size;
     }

@@ -1,6 +1,7 @@
 /* validate: cheap framing checks of a CTF trace before babeltrace2 reads it (validate.h). */
 #include "validate.h"
 
+#include "io.h"
 #include "supervise.h"
 
 #include <dirent.h>
@@ -27,52 +28,12 @@
 
 static uint32_t load32(const unsigned char *p, bool big)
 {
-    return big ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]
-               : (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+    return (uint32_t)zm_io_load(p, 4, big);
 }
 
 static uint64_t load64(const unsigned char *p, bool big)
 {
-    uint64_t high = load32(big ? p : p + 4, big), low = load32(big ? p + 4 : p, big);
-    return high << 32 | low;
-}
-
-/* Reads all of `path` (at most `limit` bytes); NULL with errno set, or EFBIG when larger. */
-static unsigned char *read_all(const char *path, size_t limit, size_t *size)
-{
-    /* Non-blocking: a FIFO in place of a file must not hang the open. */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0)
-        return NULL;
-    struct stat info;
-    unsigned char *data = NULL;
-    if (fstat(fd, &info) != 0)
-        goto end;
-    if (!S_ISREG(info.st_mode)) {
-        errno = EINVAL;
-        goto end;
-    }
-    if ((uint64_t)info.st_size > limit) {
-        errno = EFBIG;
-        goto end;
-    }
-    data = malloc((size_t)info.st_size + 1);
-    if (!data)
-        goto end;
-    size_t done = 0;
-    while (done < (size_t)info.st_size) {
-        ssize_t n = read(fd, data + done, (size_t)info.st_size - done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        done += (size_t)n;
-    }
-    data[done] = '\0';
-    *size = done;
-end:
-    close(fd);
-    return data;
+    return zm_io_load(p, 8, big);
 }
 
 /* The metadata of one trace directory, as read by metadata_text. */
@@ -91,7 +52,7 @@ static int metadata_text(const char *directory, const char *name, struct metadat
     char path[4096];
     snprintf(path, sizeof(path), "%s/metadata", directory);
     size_t size = 0;
-    unsigned char *data = read_all(path, METADATA_MAX_BYTES, &size);
+    unsigned char *data = zm_io_read_file(path, METADATA_MAX_BYTES, &size);
     if (!data) {
         if (errno == EINVAL)
             snprintf(why, why_size, "the metadata is not a regular file");
@@ -358,20 +319,6 @@ static const char *lttng_layout(char *text, unsigned char uuid[16], bool *big, u
     return NULL;
 }
 
-static int read_at(int fd, unsigned char *buffer, size_t size, uint64_t offset)
-{
-    size_t done = 0;
-    while (done < size) {
-        ssize_t n = pread(fd, buffer + done, size - done, (off_t)(offset + done));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        done += (size_t)n;
-    }
-    return 0;
-}
-
 /* Every packet of one stream file in LTTng's layout, of the trace whose uuid is `uuid`. */
 static int check_stream(const char *path, const char *name, bool big, const unsigned char uuid[16],
                         char *why, size_t why_size)
@@ -391,7 +338,7 @@ static int check_stream(const char *path, const char *name, bool big, const unsi
     for (uint64_t packet = 0; offset < size; packet++) {
         unsigned char header[PACKET_CHECKED_BYTES];
         if (size - offset < PACKET_CONTEXT_END ||
-            read_at(fd, header, sizeof(header), offset) != 0) {
+            zm_io_read_at(fd, header, sizeof(header), offset) != 0) {
             snprintf(why, why_size, "corrupt stream %s: packet %llu truncated", name,
                      (unsigned long long)packet);
             goto end;
@@ -438,7 +385,7 @@ static int check_index(const char *directory, const char *name, uint64_t stream_
     char path[4096];
     snprintf(path, sizeof(path), "%s/index/%s.idx", directory, name);
     size_t size = 0;
-    unsigned char *data = read_all(path, UINT32_MAX, &size);
+    unsigned char *data = zm_io_read_file(path, UINT32_MAX, &size);
     if (!data) {
         if (errno == ENOENT)
             return 0;

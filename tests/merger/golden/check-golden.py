@@ -166,6 +166,18 @@ def check_partials(merge, case, traces, expect_dir, scratch):
               f"{case}: a bad input among several: one line, the same with -J 1 and -J 3, "
               "nothing left in TMPDIR",
               f"{lines} left: {[os.path.join(d, n) for d, ds, fs in os.walk(temporary) for n in ds + fs]}")
+        # a host given twice: its frames are dispatched twice, a refusal of the merge itself,
+        # which names the input (not the partial a -J worker made of it), whatever -J
+        lines = []
+        for jobs in ("1", "3"):
+            result = subprocess.run([merge, "-J", jobs, traces[0], traces[0]],
+                                    capture_output=True, timeout=60,
+                                    env=dict(os.environ, TMPDIR=temporary))
+            lines.append((result.returncode, result.stderr.decode(errors="replace")))
+        check(lines[0] == lines[1] and lines[0][0] == 2 and
+              f"path={traces[0]}, reason=frame " in lines[0][1] and not os.listdir(temporary),
+              f"{case}: a host given twice: the same line with -J 1 and -J 3, naming the input",
+              str(lines))
     return host_bytes[-1]
 
 
