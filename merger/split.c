@@ -576,8 +576,8 @@ int zm_split_read(const char *path, struct zm_model *model, const struct zm_spli
     char partial[4200];
     snprintf(partial, sizeof(partial), "%s/host.partial", plan.directory);
     int status = reduce_runs(path, &plan, partial, false, options, reason, reason_size);
-    if (status == 1 && zm_partial_read(partial, path, model, options->spans, reason,
-                                       reason_size) != 0)
+    if (status == 1 &&
+        zm_partial_read(partial, path, model, options->spans, reason, reason_size) != 0)
         status = -1;
     forget_plan(path, &plan, status, options);
     return status;
