@@ -23,8 +23,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* A worker writes its records to its run's events file, in frames of at most FRAME_BYTES (a u32
- * length, then whole records), and one byte down its pipe per frame written: the merge waits on
+/* A worker writes its records to its run's events file, in frames (a u32 length, then whole
+ * records; a frame ends after the record that reaches FRAME_BYTES, so a long string makes a
+ * longer one), and one byte down its pipe per frame written: the merge waits on
  * the pipe and reads the file. A file, not the pipe itself: a run later in time than the one the
  * merge is at must not wait, its pipe full, until the merge comes to it (the runs would take
  * turns), and what waits is on disk, not in memory. The records:
@@ -39,6 +40,8 @@
  *   'Z'                                  the read ended well
  */
 enum { FRAME_BYTES = 1 << 16 };
+/* A frame's length, at most: what a u32 holds, less a margin. */
+#define FRAME_LIMIT ((size_t)UINT32_MAX - 4096)
 
 #define WORDS (sizeof(struct zm_event) / sizeof(uint64_t))
 _Static_assert(sizeof(struct zm_event) % sizeof(uint64_t) == 0, "zm_event is whole words");
@@ -63,7 +66,7 @@ static const size_t string_offsets[] = {
 #define SPECIAL_WORDS                                                                              \
     (WORD_BIT(ns) | WORD_BIT(function) | WORD_BIT(name) | WORD_BIT(uuid) | WORD_BIT(append_kind))
 
-/* ---- The worker: a run's trace read through the tap, down the pipe --------------------- */
+/* ---- The worker: a run's trace read through the tap, into its events file ------------- */
 
 struct encoder {
     int file, doorbell; /* the run's events file; the pipe that says a frame is there */
@@ -98,7 +101,9 @@ static int flush_frame(struct encoder *encoder)
 
 static int record_done(struct encoder *encoder)
 {
-    if (encoder->out.size >= FRAME_BYTES - 1024 && flush_frame(encoder) != 0)
+    if (encoder->out.size > FRAME_LIMIT)
+        encoder->failed = true; /* a string of gigabytes: one reader reads that trace */
+    else if (encoder->out.size >= FRAME_BYTES && flush_frame(encoder) != 0)
         encoder->failed = true;
     return encoder->failed || encoder->out.failed ? -1 : 0;
 }
@@ -211,6 +216,7 @@ struct source {
     uint64_t offset;      /* in the file, of the next frame */
     size_t frames_rung;   /* doorbell bytes read whose frames are not read yet */
     unsigned char *frame; /* Owned by this: the frame being decoded */
+    size_t frame_capacity;
     struct zm_partial_cursor cursor;
     const char **strings; /* Owned by this (the texts are the model's): id - 1 -> text */
     size_t string_count, string_capacity;
@@ -243,14 +249,13 @@ static int next_frame(struct source *source)
             return -1;
     }
     unsigned char length[4];
-    if (!source->frame && !(source->frame = malloc(FRAME_BYTES)))
-        return -1;
-    if (pread(source->file, length, sizeof(length), (off_t)source->offset) != sizeof(length))
+    if (zm_io_read_at(source->file, length, sizeof(length), source->offset) != 0)
         return -1;
     size_t size = (size_t)length[0] | (size_t)length[1] << 8 | (size_t)length[2] << 16 |
                   (size_t)length[3] << 24;
-    if (size == 0 || size > FRAME_BYTES ||
-        pread(source->file, source->frame, size, (off_t)(source->offset + 4)) != (ssize_t)size)
+    if (size == 0 || size > FRAME_LIMIT ||
+        ZM_GROW(source->frame, source->frame_capacity, size, FRAME_BYTES + 4096) != 0 ||
+        zm_io_read_at(source->file, source->frame, size, source->offset + 4) != 0)
         return -1;
     source->offset += 4 + size;
     source->frames_rung--;
