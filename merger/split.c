@@ -544,7 +544,6 @@ static int plan_host(const char *path, const struct zm_split_options *options,
                      : -1;
     zm_reader_free_trace_dirs(dirs);
     if (status == 0) {
-        zm_supervise_temp_dir(plan->directory); /* ours alone: removed if this process dies */
         if (options->verbose)
             fprintf(zm_supervise_log(), "zeprof-merge: reading %s in %u runs of packets\n", path,
                     plan->runs);
@@ -558,7 +557,6 @@ static void forget_plan(const char *path, struct zm_split_plan *plan, int status
     if (status == 0 && options->verbose)
         fprintf(zm_supervise_log(), "zeprof-merge: reading %s again in one run\n", path);
     zm_split_plan_remove(plan);
-    zm_supervise_temp_dir(NULL);
 }
 
 int zm_split_reduce(const char *path, const char *output, const struct zm_split_options *options,

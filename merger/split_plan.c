@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/random.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -315,10 +316,40 @@ void zm_split_plan_run_path(const struct zm_split_plan *plan, unsigned k, char *
 
 void zm_split_plan_remove(struct zm_split_plan *plan)
 {
-    if (plan->directory)
+    if (plan->directory) {
         zm_supervise_remove_tree(plan->directory);
+        zm_supervise_temp_dir(NULL);
+    }
     free(plan->directory);
     *plan = (struct zm_split_plan){0};
+}
+
+/* A new private directory under `temporary` for the plan, named to the supervisor before it
+ * exists: this process may be killed at any time (SIGTERM, a stall) and nothing of it may stay
+ * behind. 0, or -1. */
+static int make_directory(const char *temporary, struct zm_split_plan *plan)
+{
+    char path[4096];
+    for (int attempt = 0; attempt < 100; attempt++) {
+        uint32_t random;
+        if (getrandom(&random, sizeof(random), 0) != sizeof(random))
+            return -1;
+        int n = snprintf(path, sizeof(path), "%s/zeprof-split-%ld-%08x", temporary, (long)getpid(),
+                         random);
+        if (n < 0 || (size_t)n >= sizeof(path))
+            return -1;
+        zm_supervise_temp_dir(path);
+        if (mkdir(path, 0700) == 0) {
+            plan->directory = strdup(path);
+            if (plan->directory)
+                return 0;
+            rmdir(path);
+        }
+        zm_supervise_temp_dir(NULL);
+        if (errno != EEXIST)
+            return -1;
+    }
+    return -1;
 }
 
 /* A copy of the file at `from` (a regular file) at `to`, new. */
@@ -382,9 +413,7 @@ int zm_split_plan_make(const char *trace_dir, unsigned runs, uint64_t min_bytes,
     runs = cut(streams, count, bytes, runs > packets ? (unsigned)packets : runs, plan);
     if (runs < 2)
         goto end;
-    char template[4096];
-    snprintf(template, sizeof(template), "%s/zeprof-split-XXXXXX", temporary);
-    if (!mkdtemp(template) || !(plan->directory = strdup(template)))
+    if (make_directory(temporary, plan) != 0)
         goto end;
     plan->runs = runs;
     plan->bytes = bytes;

@@ -11,7 +11,8 @@
  * packet and cannot count what was discarded since the previous one; the plan counts it from
  * the two packets' contexts, as libbabeltrace2 does between packets.
  *
- * Owns its directory and its path.
+ * Owns its directory and its path; the directory is named to the supervisor (supervise.h) from
+ * before it exists until it is removed, so that it goes if this process dies.
  */
 #ifndef ZM_SPLIT_PLAN_H
 #define ZM_SPLIT_PLAN_H
