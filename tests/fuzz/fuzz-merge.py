@@ -702,7 +702,8 @@ def run_case(merge, seeds, seed, index, work, regression=None):
         os.makedirs(temporary)
         extra_env = dict(extra_env, ZEPROF_MERGE_SPLIT_MIN_BYTES="0", TMPDIR=temporary)
         one = subprocess.run(command[:1] + ["-J", "1"] + command[1:], capture_output=True,
-                             timeout=HANG_SECONDS, env=dict(os.environ, TMPDIR=temporary))
+                             timeout=HANG_SECONDS,
+                             env=case_env(case_dir, dict(extra_env, TMPDIR=temporary)))
         timeline = open(target, "rb").read() if os.path.exists(target) else None
         reference = (one.returncode, one.stdout, one.stderr, timeline, temporary)
         if os.path.exists(target):
@@ -714,22 +715,27 @@ def run_case(merge, seeds, seed, index, work, regression=None):
     return outcome
 
 
-def run_and_judge(command, mode, target, case_dir, extra_env=None, reference=None):
-    """Runs one case's command and judges it (the verdicts of the docstring); the case directory
-    is removed when nothing is wrong. `reference`: what one reader gave (status, stdout, stderr,
-    the timeline's bytes or None, the TMPDIR), which a split run must give too."""
+def case_env(case_dir, extra_env=None):
+    """A case's environment: the sanitizers' reports into the case directory, libbabeltrace2's
+    own leaks suppressed."""
     sanitizer_logs = os.path.join(case_dir, "sanitizer")
     # handle_sigfpe=0: an integer division by zero in libbabeltrace2 (not instrumented) kills the
     # decoder by SIGFPE as in a normal build, for the supervisor to contain; UBSan still reports
     # any of ours.
-    env = dict(os.environ, **(extra_env or {}),
-               ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "detect_leaks=1") +
-               f":fast_unwind_on_malloc=0:handle_sigfpe=0:log_path={sanitizer_logs}",
-               LSAN_OPTIONS=os.environ.get("LSAN_OPTIONS", "") +
-               f":print_suppressions=0:suppressions={SUPPRESSIONS}",
+    return dict(os.environ, **(extra_env or {}),
+                ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "detect_leaks=1") +
+                f":fast_unwind_on_malloc=0:handle_sigfpe=0:log_path={sanitizer_logs}",
+                LSAN_OPTIONS=os.environ.get("LSAN_OPTIONS", "") +
+                f":print_suppressions=0:suppressions={SUPPRESSIONS}",
+                UBSAN_OPTIONS=os.environ.get("UBSAN_OPTIONS", "print_stacktrace=1") +
+                f":log_path={sanitizer_logs}")
 
-               UBSAN_OPTIONS=os.environ.get("UBSAN_OPTIONS", "print_stacktrace=1") +
-               f":log_path={sanitizer_logs}")
+
+def run_and_judge(command, mode, target, case_dir, extra_env=None, reference=None):
+    """Runs one case's command and judges it (the verdicts of the docstring); the case directory
+    is removed when nothing is wrong. `reference`: what one reader gave (status, stdout, stderr,
+    the timeline's bytes or None, the TMPDIR), which a split run must give too."""
+    env = case_env(case_dir, extra_env)
     started = time.monotonic()
     problems = []
     try:
