@@ -4,7 +4,6 @@
 #include "decode.h"
 #include "dump.h"
 #include "grow.h"
-#include "map.h"
 #include "stream_merge.h"
 #include "supervise.h"
 #include "validate.h"
