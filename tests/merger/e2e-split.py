@@ -12,7 +12,7 @@ byte for byte:
       are the ones the counters give; and a recording that really lost events (--tiny-buffers);
   fallback: a trace that fails in a worker is read again by one reader, whose line is the one
       given; nothing is left in TMPDIR after success, failure or SIGTERM;
-  choice: -J 1 and small traces are not split, -t never is.
+  choice: -J 1, small traces and a TMPDIR that cannot hold the runs are not split, -t never is.
 Each check of a split says it happened (-v: "in N runs of packets", not "again in one run").
 Exit 77 (skip) when LTTng cannot record here."""
 import os
@@ -257,6 +257,16 @@ def main():
         check(not os.path.exists(output) and
               not [f for f in os.listdir(work) if f.startswith("big.partial")],
               "SIGTERM: no partial, whole or not")
+
+        # no room to split: an unwritable TMPDIR (as root, a file in its place) reads with one
+        # reader, and says nothing of it
+        blocked = os.path.join(work, "not-a-directory")
+        open(blocked, "w").close()
+        done = runner.run(["-v", "-J", "2", "-e", "-j", bench], {"TMPDIR": blocked})
+        one = runner.run(["-J", "1", "-e", "-j", bench])
+        check(done.returncode == 0 and done.stdout == one.stdout and
+              "runs of packets" not in done.stderr.decode(),
+              "TMPDIR unusable: one reader, the same tally", done.stderr.decode()[-300:])
 
         # choice: small traces and -t stay with one reader
         sample = os.path.join(golden, "sample", "traces", "host")
