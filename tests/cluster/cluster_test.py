@@ -746,6 +746,10 @@ def case_four_nodes(work):
     bed = testbed.Testbed()
     try:
         hosts = [bed.add_host(name) for name, _ in NODES]
+        # Each node's reduction splits its trace across workers whatever its size (merger/
+        # split.h), as a large one would be: its partial must be one reader's, byte for byte.
+        for host in hosts:
+            host.env['ZEPROF_MERGE_SPLIT_MIN_BYTES'] = '0'
         # -v on alpha: rank 0 names what it analyses. Device telemetry sampled (one sampler per
         # node): the partials carry it too.
         statuses, outputs = run_job(
@@ -764,6 +768,20 @@ def case_four_nodes(work):
             check(os.path.isfile(os.path.join(directory, 'zeprof.partial')),
                   f'{os.path.basename(directory)} reduced its trace into zeprof.partial',
                   str(os.listdir(directory)))
+        for directory in directories:
+            one_reader = os.path.join(work, os.path.basename(directory) + '.one-reader.partial')
+            completed = subprocess.run([MERGE, '-J', '1', '--reduce', directory, '-o', one_reader],
+                                       capture_output=True, timeout=RUN_TIMEOUT_S)
+            split = subprocess.run([MERGE, '-v', '-J', '2', '--reduce', directory, '-o',
+                                    one_reader + '.split'], capture_output=True,
+                                   timeout=RUN_TIMEOUT_S,
+                                   env=dict(os.environ, ZEPROF_MERGE_SPLIT_MIN_BYTES='0'))
+            partial = os.path.join(directory, 'zeprof.partial')
+            check(completed.returncode == 0 and b'runs of packets' in split.stderr and
+                  os.path.isfile(partial) and
+                  open(partial, 'rb').read() == open(one_reader, 'rb').read(),
+                  f'{os.path.basename(directory)}: the node\'s split reduction is one reader\'s, '
+                  'byte for byte', (completed.stderr + split.stderr)[-300:])
         raw_tally = merged(directories)
         check(outputs[0][0] == raw_tally and 'zeInit' in raw_tally
               and 'Device telemetry' in raw_tally,
