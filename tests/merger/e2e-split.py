@@ -15,6 +15,7 @@ byte for byte:
   choice: -J 1, small traces and a TMPDIR that cannot hold the runs are not split, -t never is.
 Each check of a split says it happened (-v: "in N runs of packets", not "again in one run").
 Exit 77 (skip) when LTTng cannot record here."""
+import json
 import os
 import shutil
 import signal
@@ -146,7 +147,6 @@ def add_twin(trace, procname):
 
 
 def anomalies(runner, trace, jobs):
-    import json
     done = runner.run(["-j", "-J", str(jobs), trace])
     return json.loads(done.stdout)["anomalies"] if done.returncode == 0 else None
 
