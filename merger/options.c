@@ -40,7 +40,9 @@ const char *zm_options_usage(void)
            "                        file (-o) instead of the tally\n"
            "  -o, --output PARTIAL  the partial file --reduce writes\n"
            "      --no-spans        --reduce keeps no spans: a smaller partial, no timeline\n"
-           "  -J, --jobs N          reduce up to N inputs at once (default: one per core)\n"
+           "  -J, --jobs N          N worker processes (default: one per core): several\n"
+           "                        inputs are reduced N at a time; one large trace is\n"
+           "                        decoded in N runs of its packets at once\n"
            "  -v, --verbose         explain what is being done on stderr\n"
            "  -h, --help            show this help\n"
            "      --version         show the version\n";
