@@ -387,13 +387,33 @@ static int write_run(const char *trace_dir, const struct stream *streams, size_t
     return 0;
 }
 
+/* The bytes of the regular files beside `metadata` (what src.ctf.fs reads as streams). */
+static uint64_t stream_bytes(const char *trace_dir)
+{
+    DIR *folder = opendir(trace_dir);
+    uint64_t bytes = 0;
+    for (struct dirent *entry; folder && (entry = readdir(folder));) {
+        char path[4096];
+        struct stat info;
+        if (entry->d_name[0] != '.' && strcmp(entry->d_name, "metadata") != 0 &&
+            path_of(path, sizeof(path), trace_dir, "", entry->d_name, "") == 0 &&
+            stat(path, &info) == 0 && S_ISREG(info.st_mode))
+            bytes += (uint64_t)info.st_size;
+    }
+    if (folder)
+        closedir(folder);
+    return bytes;
+}
+
 int zm_split_plan_make(const char *trace_dir, unsigned runs, uint64_t min_bytes,
                        const char *temporary, struct zm_split_plan *plan)
 {
     *plan = (struct zm_split_plan){0};
     char why[256];
     struct zm_validate_layout layout;
-    if (runs < 2 || zm_validate_trace(trace_dir, &layout, why, sizeof(why)) != 0 || !layout.lttng)
+    /* the size first: most traces are small, and their reader checks them anyway */
+    if (runs < 2 || stream_bytes(trace_dir) < min_bytes ||
+        zm_validate_trace(trace_dir, &layout, why, sizeof(why)) != 0 || !layout.lttng)
         return -1;
     char *absolute = realpath(trace_dir, NULL);
     struct stream *streams = NULL;
