@@ -169,7 +169,12 @@ def alive(pid):
 def nothing_half_written(merge, good, work, stalling):
     """Signals to zeprof-merge while it works on a trace that stalls the decoder: it ends by
     the signal (SIGTERM, SIGINT) or dies (SIGKILL), leaves no FILE.tmp.* and no worker."""
-    env = dict(os.environ, ZEPROF_MERGE_SKIP_VALIDATION="1", ZEPROF_MERGE_STALL_SECONDS="600")
+    # Two inputs: -J's workers reduce them into a temporary directory of their own, kept out of
+    # the machine's /tmp (a SIGKILLed merger cannot remove it: docs/merger.md).
+    temporary = os.path.join(work, "killed-tmpdir")
+    os.makedirs(temporary, exist_ok=True)
+    env = dict(os.environ, ZEPROF_MERGE_SKIP_VALIDATION="1", ZEPROF_MERGE_STALL_SECONDS="600",
+               TMPDIR=temporary)
     for signal_number in (signal.SIGTERM, signal.SIGINT, signal.SIGKILL):
         case = f"killed-by-{signal.Signals(signal_number).name}"
         target = os.path.join(work, f"{case}.json")
@@ -190,6 +195,10 @@ def nothing_half_written(merge, good, work, stalling):
         check(workers and not any(alive(w) for w in workers), f"{case}: worker {workers} left")
         check(not leftovers(target), f"{case}: left {leftovers(target)}")
         check(not os.path.exists(target), f"{case}: a timeline was written")
+        if signal_number != signal.SIGKILL:
+            check(not os.listdir(temporary), f"{case}: left {os.listdir(temporary)} in TMPDIR")
+        shutil.rmtree(temporary, ignore_errors=True)
+        os.makedirs(temporary)
         print(f"{case}: exit {status}, no worker, no temporary file")
 
 
